@@ -116,6 +116,10 @@ export const s = {
   preserve(opts: Opts = {}): Schema {
     return { type: "object", "x-kubernetes-preserve-unknown-fields": true, ...opts };
   },
+  /** Any JSON value: object, array, string, number, boolean (`apiextensionsv1.JSON`). */
+  json(opts: Opts = {}): Schema {
+    return { "x-kubernetes-preserve-unknown-fields": true, ...opts };
+  },
   /** A whole Kubernetes object embedded in another (`x-kubernetes-embedded-resource`). */
   embedded(opts: Opts = {}): Schema {
     return {
@@ -187,6 +191,11 @@ export function crd(spec: CustomResourceDefinition["spec"]): CustomResourceDefin
     metadata: { name: `${spec.names.plural}.${spec.group}` },
     spec,
   };
+}
+
+/** The same schema with a description for the place it is used at (reused structs carry none). */
+export function described(schema: Schema, description: string): Schema {
+  return { ...schema, description };
 }
 
 /** `apiVersion`, `kind`, `metadata` as every top-level CRD schema starts. */
