@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMergePatch, jsonEqual } from "./merge-patch.ts";
+import { type KubectlPatcher, kubectlAvailable, kubectlPatcher } from "./strategic-merge-patch.kubectl.ts";
+
+const doc = () => ({
+  apiVersion: "example.io/v1",
+  kind: "Widget",
+  metadata: { name: "w", labels: { app: "web", tier: "fe" } },
+  spec: { replicas: 1, list: [1, 2, 3], nested: { a: { b: 1, c: 2 } }, flag: true },
+});
+
+const cases: Array<{ name: string; patch: unknown; want: unknown }> = [
+  {
+    name: "scalars replace",
+    patch: { spec: { replicas: 3, flag: false } },
+    want: { ...doc(), spec: { ...doc().spec, replicas: 3, flag: false } },
+  },
+  {
+    name: "null deletes",
+    patch: { metadata: { labels: { tier: null } }, spec: { nested: null } },
+    want: {
+      ...doc(),
+      metadata: { name: "w", labels: { app: "web" } },
+      spec: { replicas: 1, list: [1, 2, 3], flag: true },
+    },
+  },
+  {
+    name: "objects merge recursively",
+    patch: { spec: { nested: { a: { c: 3, d: 4 }, e: 5 } } },
+    want: { ...doc(), spec: { ...doc().spec, nested: { a: { b: 1, c: 3, d: 4 }, e: 5 } } },
+  },
+  {
+    name: "arrays replace wholesale",
+    patch: { spec: { list: [9] } },
+    want: { ...doc(), spec: { ...doc().spec, list: [9] } },
+  },
+  {
+    name: "an object replaces a scalar, nulls inside it dropped",
+    patch: { spec: { replicas: { min: 1, max: null } } },
+    want: { ...doc(), spec: { ...doc().spec, replicas: { min: 1 } } },
+  },
+  {
+    name: "a scalar replaces an object",
+    patch: { spec: { nested: "flat" } },
+    want: { ...doc(), spec: { ...doc().spec, nested: "flat" } },
+  },
+  {
+    name: "deleting a missing member is a no-op",
+    patch: { status: null, spec: { nothere: null } },
+    want: doc(),
+  },
+  { name: "empty patch", patch: {}, want: doc() },
+];
+
+describe("applyMergePatch", () => {
+  it.each(cases)("$name", ({ patch, want }) => {
+    const original = doc();
+    expect(applyMergePatch(original, patch)).toEqual(want);
+    expect(original).toEqual(doc());
+  });
+
+  it("a non-object patch replaces the target (RFC 7386)", () => {
+    expect(applyMergePatch({ a: 1 }, [1, 2])).toEqual([1, 2]);
+    expect(applyMergePatch({ a: 1 }, "x")).toBe("x");
+  });
+
+  it("a non-object target becomes an object", () => {
+    expect(applyMergePatch([1], { a: { b: null, c: 1 } })).toEqual({ a: { c: 1 } });
+  });
+
+  it("never aliases patch values into the result", () => {
+    const patch = { spec: { nested: { x: { y: 1 } } } };
+    const result = applyMergePatch(doc(), patch) as { spec: { nested: { x: { y: number } } } };
+    result.spec.nested.x.y = 2;
+    expect(patch.spec.nested.x.y).toBe(1);
+  });
+
+  it("treats __proto__ as a plain member", () => {
+    const result = applyMergePatch({}, JSON.parse('{"__proto__":{"polluted":true}}')) as object;
+    expect(Object.hasOwn(result, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+  });
+});
+
+describe("jsonEqual", () => {
+  it.each([
+    [{ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }, true],
+    [{ a: 1 }, { a: 1, b: undefined }, false],
+    [[1, 2], [2, 1], false],
+    [null, null, true],
+    [{}, [], false],
+    ["1", 1, false],
+  ])("%j vs %j → %s", (a, b, want) => {
+    expect(jsonEqual(a, b)).toBe(want);
+  });
+});
+
+describe.skipIf(!kubectlAvailable)("applyMergePatch against kubectl patch --local --type merge", () => {
+  let kubectl: KubectlPatcher;
+  beforeAll(async () => {
+    kubectl = await kubectlPatcher();
+  });
+  afterAll(async () => {
+    await kubectl?.close();
+  });
+
+  it.each(cases)("$name", async ({ patch }) => {
+    const expected = await kubectl.patch(doc(), patch, "merge");
+    expect(expected.ok).toBe(true);
+    if (expected.ok) expect(applyMergePatch(doc(), patch)).toEqual(expected.object);
+  });
+});

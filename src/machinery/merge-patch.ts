@@ -1,0 +1,83 @@
+/**
+ * JSON merge patch (RFC 7386), the `application/merge-patch+json` body of a PATCH, and the
+ * small JSON-value helpers the other patch engines share.
+ *
+ * Objects in the patch merge recursively into the target, `null` removes a member, and any
+ * other value (arrays included) replaces the target value wholesale.
+ */
+
+/** A JSON object as `JSON.parse` returns it. */
+export type JsonObject = { [key: string]: unknown };
+
+/** True for JSON objects (not arrays, not null). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The own member `key` of `object`; never a value inherited from `Object.prototype`. */
+export function getMember(object: JsonObject, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/**
+ * Sets an own member. Plain assignment of `__proto__` would replace the prototype instead of
+ * creating a member, and patches come from clients.
+ */
+export function setMember(object: JsonObject, key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    object[key] = value;
+  }
+}
+
+/** Structural equality of two JSON values; member order does not matter. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+  }
+  return false;
+}
+
+/** A deep copy of a JSON value (`undefined` stays `undefined`). */
+export function cloneJson<T>(value: T): T {
+  return value === undefined || value === null || typeof value !== "object" ? value : structuredClone(value);
+}
+
+/**
+ * Applies an RFC 7386 merge patch and returns the result. Neither input is modified and the
+ * result shares no objects with them.
+ *
+ * A patch that is not an object replaces the target (RFC 7386 section 2); the API server
+ * rejects such bodies before calling this.
+ */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isJsonObject(patch)) return cloneJson(patch);
+  const result: JsonObject = isJsonObject(target) ? cloneJson(target) : {};
+  mergeInto(result, patch);
+  return result;
+}
+
+function mergeInto(target: JsonObject, patch: JsonObject): void {
+  for (const key of Object.keys(patch)) {
+    const value = patch[key];
+    if (value === null) {
+      delete target[key];
+    } else if (isJsonObject(value)) {
+      const current = getMember(target, key);
+      const next: JsonObject = isJsonObject(current) ? current : {};
+      mergeInto(next, value);
+      setMember(target, key, next);
+    } else {
+      setMember(target, key, cloneJson(value));
+    }
+  }
+}
