@@ -1,0 +1,78 @@
+/**
+ * What every verb needs: the server's long-lived parts (ServerContext) and the caller's
+ * request (RequestContext, with the user from day one so authorization can slot in).
+ */
+import type { StoredObject } from "../api/meta.ts";
+import type { Logger } from "../log.ts";
+import type { FieldError } from "../machinery/errors.ts";
+import type { Store } from "../storage/store.ts";
+import type { Registry } from "./registry.ts";
+import type { ResourceType } from "./resource-type.ts";
+
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface RequestContext {
+  user: UserInfo;
+  /** The User-Agent, for the default field manager. */
+  userAgent?: string;
+  /** Warnings to return as `Warning: 299 - "..."` headers. */
+  warnings: string[];
+  signal?: AbortSignal;
+}
+
+export type Operation = "CREATE" | "UPDATE" | "DELETE";
+
+/**
+ * Admission in process: what Karmada's webhooks and Kubernetes' admission plugins do.
+ * Mutators run before validation; validators return field errors (422) or throw an ApiError.
+ */
+export interface AdmissionPlugin {
+  name: string;
+  handles(rt: ResourceType): boolean;
+  mutate?(
+    obj: StoredObject,
+    old: StoredObject | undefined,
+    op: Operation,
+    ctx: RequestContext,
+  ): void | Promise<void>;
+  validate?(
+    obj: StoredObject,
+    old: StoredObject | undefined,
+    op: Operation,
+    ctx: RequestContext,
+  ): FieldError[] | Promise<FieldError[]>;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export interface ServerContext {
+  store: Store;
+  registry: Registry;
+  clock: Clock;
+  log: Logger;
+  newUid(): string;
+  /** Five characters for `generateName` suffixes. */
+  randomSuffix(): string;
+  admission: AdmissionPlugin[];
+  /** Called after an object was written (for in-process reactions such as CRD registration). */
+  afterWrite?(rt: ResourceType, obj: StoredObject | undefined, old: StoredObject | undefined): void;
+}
+
+export const SYSTEM_ADMIN: UserInfo = {
+  name: "system:admin",
+  groups: ["system:masters", "system:authenticated"],
+};
+
+export function requestContext(
+  user: UserInfo = SYSTEM_ADMIN,
+  extra: Partial<RequestContext> = {},
+): RequestContext {
+  return { user, warnings: [], ...extra };
+}

@@ -1,0 +1,176 @@
+/**
+ * CRD lifecycle: a new or changed CRD gets `NamesAccepted` and `Established` conditions,
+ * `acceptedNames` and `storedVersions`; a deleted CRD first loses every object of its kind
+ * (finalizer `customresourcecleanup.apiextensions.k8s.io`), then goes.
+ */
+import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
+import type { CustomResourceDefinition } from "../../api/schema.ts";
+import { isNotFound } from "../../machinery/errors.ts";
+import { WorkQueue } from "../../runtime/queue.ts";
+import { requestContext, type ServerContext } from "../context.ts";
+import { decodeStored } from "../objects.ts";
+import { type ResourceType, storagePrefix } from "../resource-type.ts";
+import { CRD_CLEANUP_FINALIZER, deleteObject } from "../verbs/delete.ts";
+import { getObject } from "../verbs/read.ts";
+import { updateObject } from "../verbs/write.ts";
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime?: string;
+}
+
+function desiredConditions(now: string, existing: Condition[], terminating: boolean): Condition[] {
+  const want: Condition[] = [
+    { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" },
+    {
+      type: "Established",
+      status: "True",
+      reason: "InitialNamesAccepted",
+      message: "the initial names have been accepted",
+    },
+  ];
+  if (terminating) {
+    want.push({
+      type: "Terminating",
+      status: "True",
+      reason: "InstanceDeletionInProgress",
+      message: "CustomResource deletion is in progress",
+    });
+  }
+  return want.map((c) => {
+    const old = existing.find((e) => e.type === c.type);
+    return {
+      ...c,
+      lastTransitionTime: old && old.status === c.status ? (old.lastTransitionTime ?? now) : now,
+    };
+  });
+}
+
+export function startCrdController(server: ServerContext): () => void {
+  const crdType = server.registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+  const ctx = requestContext();
+  const opts = {
+    dryRun: false,
+    fieldValidation: "Ignore" as const,
+    fieldManager: "karmada-ts-crd-controller",
+  };
+
+  const reconcile = async (name: string): Promise<{ requeueAfterMs: number } | undefined> => {
+    let crd: StoredObject;
+    try {
+      crd = await getObject(server, crdType, undefined, name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    const spec = (crd as unknown as CustomResourceDefinition).spec;
+    if (crd.metadata.deletionTimestamp) {
+      if (!(crd.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) return undefined;
+      const remaining = await deleteInstances(server, spec);
+      if (remaining > 0) return { requeueAfterMs: 200 };
+      await updateObject(
+        server,
+        ctx,
+        crdType,
+        {
+          namespace: undefined,
+          name,
+          subresource: undefined,
+          preconditionFromObject: false,
+          next: (cur) => ({
+            ...cur,
+            metadata: {
+              ...cur.metadata,
+              finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER),
+            },
+          }),
+        },
+        opts,
+      );
+      return undefined;
+    }
+    const status = isObject(crd.status) ? crd.status : {};
+    const storage = spec.versions.find((v) => v.storage)?.name;
+    const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
+    const conditions = desiredConditions(
+      rfc3339(server.clock.now()),
+      (status.conditions as Condition[] | undefined) ?? [],
+      false,
+    );
+    const desired = {
+      ...status,
+      conditions,
+      acceptedNames: spec.names,
+      storedVersions: storage && !stored.includes(storage) ? [...stored, storage] : stored,
+    };
+    if (JSON.stringify(desired) === JSON.stringify(status)) return undefined;
+    await updateObject(
+      server,
+      ctx,
+      crdType,
+      {
+        namespace: undefined,
+        name,
+        subresource: "status",
+        preconditionFromObject: false,
+        next: (cur) => ({ ...cur, status: desired }),
+      },
+      opts,
+    );
+    return undefined;
+  };
+
+  const queue = new WorkQueue(reconcile, {
+    baseDelayMs: 20,
+    onError: (key, err) => {
+      server.log.error(err, "crd reconcile failed", { name: key });
+      return true;
+    },
+  });
+
+  const prefix = storagePrefix(crdType);
+  let watch: { close(): void } | undefined;
+  void (async () => {
+    const { kvs, revision } = await server.store.list(prefix);
+    for (const kv of kvs) queue.add(decodeStored(crdType, kv).metadata.name!);
+    watch = server.store.watch(prefix, revision, {
+      onEvents: (events) => {
+        for (const e of events) if (e.type === "put") queue.add(e.kv.key.slice(prefix.length));
+      },
+      onError: (err) => server.log.error(err, "crd controller watch ended"),
+    });
+  })();
+  return () => {
+    watch?.close();
+    queue.stop();
+  };
+}
+
+/** Deletes the CRD's objects; returns how many still exist (kept by their own finalizers). */
+async function deleteInstances(
+  server: ServerContext,
+  spec: CustomResourceDefinition["spec"],
+): Promise<number> {
+  const types = server.registry.byStorage(`${spec.group}/${spec.names.plural}`);
+  const rt: ResourceType | undefined = types[0];
+  if (!rt) {
+    const { kvs } = await server.store.list(`/registry/${spec.group}/${spec.names.plural}/`);
+    for (const kv of kvs) await server.store.delete(kv.key).catch(() => undefined);
+    return 0;
+  }
+  const { kvs } = await server.store.list(storagePrefix(rt));
+  const ctx = requestContext();
+  for (const kv of kvs) {
+    const obj = decodeStored(rt, kv);
+    if (obj.metadata.deletionTimestamp) continue;
+    try {
+      await deleteObject(server, ctx, rt, obj.metadata.namespace, obj.metadata.name!, {});
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  return await server.store.count(storagePrefix(rt));
+}

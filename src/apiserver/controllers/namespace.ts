@@ -1,0 +1,202 @@
+/**
+ * Namespace lifecycle: a namespace being deleted loses all its content (every namespaced
+ * resource, objects with finalizers waited for), reports progress in its conditions, then
+ * drops the `kubernetes` finalizer and disappears.
+ */
+import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
+import { isNotFound } from "../../machinery/errors.ts";
+import { WorkQueue } from "../../runtime/queue.ts";
+import { requestContext, type ServerContext } from "../context.ts";
+import { decodeStored } from "../objects.ts";
+import { storagePrefix } from "../resource-type.ts";
+import { deleteObject } from "../verbs/delete.ts";
+import { getObject } from "../verbs/read.ts";
+import { updateObject } from "../verbs/write.ts";
+
+export const NAMESPACE_FINALIZER = "kubernetes";
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime?: string;
+}
+
+export function startNamespaceController(server: ServerContext): () => void {
+  const nsType = server.registry.get("", "v1", "namespaces")!;
+  const ctx = requestContext();
+  const opts = { dryRun: false, fieldValidation: "Ignore" as const, fieldManager: "namespace-controller" };
+
+  async function setConditions(ns: StoredObject, conditions: Condition[]): Promise<void> {
+    const status = isObject(ns.status) ? ns.status : {};
+    const existing = (status.conditions as Condition[] | undefined) ?? [];
+    const now = rfc3339(server.clock.now());
+    const merged = conditions.map((c) => {
+      const old = existing.find((e) => e.type === c.type);
+      return {
+        ...c,
+        lastTransitionTime: old && old.status === c.status ? (old.lastTransitionTime ?? now) : now,
+      };
+    });
+    if (
+      JSON.stringify(merged.map(({ lastTransitionTime: _, ...c }) => c)) ===
+      JSON.stringify(existing.map(({ lastTransitionTime: _, ...c }) => c))
+    )
+      return;
+    await updateObject(
+      server,
+      ctx,
+      nsType,
+      {
+        namespace: undefined,
+        name: ns.metadata.name!,
+        subresource: "status",
+        preconditionFromObject: false,
+        next: (cur) => ({
+          ...cur,
+          status: { ...(isObject(cur.status) ? cur.status : {}), conditions: merged },
+        }),
+      },
+      opts,
+    );
+  }
+
+  const reconcile = async (name: string): Promise<{ requeueAfterMs: number } | undefined> => {
+    let ns: StoredObject;
+    try {
+      ns = await getObject(server, nsType, undefined, name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    if (!ns.metadata.deletionTimestamp) return undefined;
+    const specFinalizers = (
+      isObject(ns.spec) && Array.isArray(ns.spec.finalizers) ? ns.spec.finalizers : []
+    ) as string[];
+    if (!specFinalizers.includes(NAMESPACE_FINALIZER)) return undefined;
+
+    const remaining = new Map<string, number>();
+    const finalizersLeft = new Map<string, number>();
+    for (const rt of server.registry.storageResources()) {
+      if (!rt.namespaced) continue;
+      const { kvs } = await server.store.list(storagePrefix(rt, name));
+      for (const kv of kvs) {
+        const obj = decodeStored(rt, kv);
+        const label = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
+        remaining.set(label, (remaining.get(label) ?? 0) + 1);
+        for (const f of obj.metadata.finalizers ?? [])
+          finalizersLeft.set(f, (finalizersLeft.get(f) ?? 0) + 1);
+        if (obj.metadata.deletionTimestamp) continue;
+        try {
+          await deleteObject(server, ctx, rt, name, obj.metadata.name!, { propagationPolicy: "Background" });
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
+      }
+    }
+    if (remaining.size > 0) {
+      // Recount: most content is gone right away; what remains waits for its finalizers.
+      let left = 0;
+      for (const rt of server.registry.storageResources())
+        if (rt.namespaced) left += await server.store.count(storagePrefix(rt, name));
+      if (left > 0) {
+        const contentMessage = `Some resources are remaining: ${[...remaining].map(([r, n]) => `${r} has ${n} resource instances`).join(", ")}`;
+        const finalizerMessage = `Some content in the namespace has finalizers remaining: ${[...finalizersLeft].map(([f, n]) => `${f} in ${n} resource instances`).join(", ")}`;
+        await setConditions(ns, [
+          {
+            type: "NamespaceDeletionDiscoveryFailure",
+            status: "False",
+            reason: "ResourcesDiscovered",
+            message: "All resources successfully discovered",
+          },
+          {
+            type: "NamespaceDeletionGroupVersionParsingFailure",
+            status: "False",
+            reason: "ParsedGroupVersions",
+            message: "All legacy kube types successfully parsed",
+          },
+          {
+            type: "NamespaceDeletionContentFailure",
+            status: "False",
+            reason: "ContentDeleted",
+            message: "All content successfully deleted, may be waiting on finalization",
+          },
+          {
+            type: "NamespaceContentRemaining",
+            status: "True",
+            reason: "SomeResourcesRemain",
+            message: contentMessage,
+          },
+          finalizersLeft.size > 0
+            ? {
+                type: "NamespaceFinalizersRemaining",
+                status: "True",
+                reason: "SomeFinalizersRemain",
+                message: finalizerMessage,
+              }
+            : {
+                type: "NamespaceFinalizersRemaining",
+                status: "False",
+                reason: "ContentHasNoFinalizers",
+                message: "All content-preserving finalizers finished",
+              },
+        ]);
+        return { requeueAfterMs: 500 };
+      }
+    }
+    await updateObject(
+      server,
+      ctx,
+      nsType,
+      {
+        namespace: undefined,
+        name,
+        subresource: undefined,
+        preconditionFromObject: false,
+        next: (cur) => ({
+          ...cur,
+          spec: {
+            ...(isObject(cur.spec) ? cur.spec : {}),
+            finalizers: specFinalizers.filter((f) => f !== NAMESPACE_FINALIZER),
+          },
+        }),
+      },
+      opts,
+    ).catch((err) => {
+      if (!isNotFound(err)) throw err;
+    });
+    return undefined;
+  };
+
+  const queue = new WorkQueue(reconcile, {
+    workers: 2,
+    baseDelayMs: 50,
+    onError: (key, err) => {
+      server.log.error(err, "namespace cleanup failed", { name: key });
+      return true;
+    },
+  });
+  const prefix = storagePrefix(nsType);
+  let watch: { close(): void } | undefined;
+  let stopped = false;
+  void (async () => {
+    const { kvs, revision } = await server.store.list(prefix);
+    for (const kv of kvs)
+      if (kv.value.includes('"deletionTimestamp"')) queue.add(kv.key.slice(prefix.length));
+    if (stopped) return;
+    watch = server.store.watch(prefix, revision, {
+      onEvents: (events) => {
+        for (const e of events)
+          if (e.type === "put" && e.kv.value.includes('"deletionTimestamp"'))
+            queue.add(e.kv.key.slice(prefix.length));
+      },
+      onError: (err) => server.log.error(err, "namespace controller watch ended"),
+    });
+  })();
+  return () => {
+    stopped = true;
+    watch?.close();
+    queue.stop();
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * node:http adapter for the API handler: bodies in (bounded), JSON out, watch streams as
+ * newline-delimited JSON with headers flushed at once and client disconnects noticed.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../log.ts";
+import { ApiError, internalError, requestEntityTooLarge } from "../machinery/errors.ts";
+import { SYSTEM_ADMIN, type UserInfo } from "./context.ts";
+import type { ApiHandler, ApiResponse } from "./handler.ts";
+import type { ApiWatchEvent } from "./verbs/watch.ts";
+
+/** Kubernetes' limit for request bodies. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** A watcher that falls this far behind is cut off rather than buffered without bound. */
+const MAX_WATCH_BACKLOG_BYTES = 64 * 1024 * 1024;
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  log: Logger;
+  /** Who a request is from; until authentication lands, everyone is the admin. */
+  authenticate?: (req: IncomingMessage) => UserInfo;
+}
+
+export interface RunningHttpServer {
+  server: Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      req.resume();
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners("data");
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function decodePath(raw: string): string {
+  return raw
+    .split("/")
+    .map((seg) => {
+      try {
+        return decodeURIComponent(seg);
+      } catch {
+        return seg;
+      }
+    })
+    .join("/");
+}
+
+/** Serialized object JSON, shared by every watcher sending the same object. */
+const objectJson = new WeakMap<object, string>();
+
+function encodeEvent(event: unknown, original: ApiWatchEvent): string {
+  if (event === original && original.type !== "BOOKMARK" && original.type !== "ERROR") {
+    let body = objectJson.get(original.object);
+    if (body === undefined) {
+      body = JSON.stringify(original.object);
+      objectJson.set(original.object, body);
+    }
+    return `{"type":"${original.type}","object":${body}}\n`;
+  }
+  return `${JSON.stringify(event)}\n`;
+}
+
+function send(res: ServerResponse, r: ApiResponse, head: boolean): void {
+  const text = r.text ?? (r.body === undefined ? "" : JSON.stringify(r.body));
+  res.writeHead(r.status, { ...r.headers, "Content-Length": Buffer.byteLength(text) });
+  res.end(head ? undefined : text);
+}
+
+async function streamWatch(res: ServerResponse, r: ApiResponse, log: Logger): Promise<void> {
+  const stream = r.watch!;
+  let headersWritten = false;
+  const ensureHeaders = (): void => {
+    if (headersWritten) return;
+    headersWritten = true;
+    res.writeHead(200, { ...r.headers, "Transfer-Encoding": "chunked", "Cache-Control": "no-cache" });
+    res.flushHeaders();
+  };
+  let first = true;
+  let done = false;
+  let watch: { stop(): void } | undefined;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    watch?.stop();
+    ensureHeaders();
+    if (!res.writableEnded) res.end();
+  };
+  res.on("close", finish);
+  try {
+    watch = await stream.start({
+      send: (events) => {
+        if (done) return;
+        ensureHeaders();
+        let chunk = "";
+        for (const e of events) {
+          chunk += encodeEvent(stream.render(e, first), e);
+          if (e.type !== "BOOKMARK" && e.type !== "ERROR") first = false;
+        }
+        res.write(chunk);
+        if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) {
+          log.warn("watch client too slow, closing", { backlog: res.writableLength });
+          res.destroy();
+          finish();
+        }
+      },
+      close: finish,
+    });
+    if (done) watch.stop();
+    else ensureHeaders();
+  } catch (err) {
+    const status = err instanceof ApiError ? err.status : internalError(err).status;
+    if (!headersWritten) {
+      // Problems found before the stream started (bad parameters, 410) are a plain error response.
+      done = true;
+      send(
+        res,
+        { status: status.code, headers: { "Content-Type": "application/json" }, body: status },
+        false,
+      );
+      return;
+    }
+    res.write(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+    finish();
+  }
+}
+
+export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): Promise<RunningHttpServer> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://placeholder");
+      const head = req.method === "HEAD";
+      let body: Buffer;
+      try {
+        body = await readBody(req);
+      } catch (err) {
+        if (err instanceof BodyTooLarge) {
+          const e = requestEntityTooLarge(`the request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
+          send(
+            res,
+            {
+              status: 413,
+              headers: { "Content-Type": "application/json", Connection: "close" },
+              body: e.status,
+            },
+            head,
+          );
+        } else {
+          res.destroy();
+        }
+        return;
+      }
+      const headers: Record<string, string | undefined> = {};
+      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+      const response = await handler.handle({
+        method: head ? "GET" : (req.method ?? "GET"),
+        path: decodePath(url.pathname),
+        query: url.searchParams,
+        headers,
+        body,
+        user: opts.authenticate?.(req) ?? SYSTEM_ADMIN,
+        host: req.headers.host ?? `${opts.host}:${opts.port}`,
+      });
+      if (response.watch && response.status === 200) {
+        // Validation errors of a watch request are reported before the stream starts.
+        await streamWatch(res, response, opts.log);
+      } else {
+        send(res, response, head);
+      }
+    })().catch((err) => {
+      opts.log.error(err, "http request failed");
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off("error", reject);
+      const port = (server.address() as AddressInfo).port;
+      const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+      resolve({
+        server,
+        port,
+        url: `http://${host}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

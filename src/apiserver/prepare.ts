@@ -1,0 +1,295 @@
+/**
+ * The write pipeline shared by create, update, patch and apply: decode checks, pruning of
+ * unknown fields (per `fieldValidation`), defaulting, server-owned metadata, status
+ * handling, generation, validation and admission. Every check runs before anything is
+ * written, so a rejected request writes nothing.
+ */
+import { apiVersionOf, isObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import { badRequest, type FieldError, forbidden, invalid, notFound } from "../machinery/errors.ts";
+import { applySchemaDefaults, deepEqual, pruneObject, validateObject } from "../machinery/structural.ts";
+import type { Operation, RequestContext, ServerContext } from "./context.ts";
+import { validateMetadata } from "./metadata.ts";
+import { recordUpdate, sameIgnoringManagedTimes } from "./ownership.ts";
+import { type ResourceType, storageKey } from "./resource-type.ts";
+
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+export function parseFieldValidation(value: string | null | undefined): FieldValidation {
+  if (value === null || value === undefined || value === "") return "Warn";
+  if (value === "Strict" || value === "Warn" || value === "Ignore") return value;
+  throw badRequest(
+    `fieldValidation: Unsupported value: ${JSON.stringify(value)}: supported values: "Ignore", "Strict", "Warn"`,
+  );
+}
+
+/** The body's apiVersion/kind must be the endpoint's (or empty, then filled in). */
+export function checkTypeMeta(rt: ResourceType, obj: Record<string, unknown>): void {
+  const want = apiVersionOf(rt.group, rt.version);
+  if (obj.apiVersion === undefined || obj.apiVersion === "") obj.apiVersion = want;
+  if (obj.kind === undefined || obj.kind === "") obj.kind = rt.kind;
+  if (obj.kind !== rt.kind) {
+    throw badRequest(
+      `the kind in the data (${String(obj.kind)}) does not match the expected kind (${rt.kind})`,
+    );
+  }
+  if (obj.apiVersion !== want) {
+    // Another served version of the same resource is fine: it is converted on the way to storage.
+    throw badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`,
+    );
+  }
+  if (obj.metadata !== undefined && !isObject(obj.metadata)) {
+    throw badRequest(`metadata: Invalid value: must be an object`);
+  }
+  obj.metadata ??= {};
+}
+
+/** Drops unknown fields and reacts as `fieldValidation` asks. */
+export function pruneUnknown(
+  rt: ResourceType,
+  obj: StoredObject,
+  mode: FieldValidation,
+  ctx: RequestContext,
+): void {
+  const unknown = pruneObject(obj, rt.schema);
+  if (unknown.length === 0 || mode === "Ignore") return;
+  if (mode === "Strict") {
+    throw badRequest(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`);
+  }
+  for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
+}
+
+function fail(rt: ResourceType, obj: StoredObject, errors: FieldError[]): never {
+  throw invalid(
+    { group: rt.group, kind: rt.kind },
+    obj.metadata.name ?? obj.metadata.generateName ?? "",
+    errors,
+  );
+}
+
+/** Schema, metadata and kind-specific validation plus validating admission; throws 422 with every cause. */
+async function validateAll(
+  server: ServerContext,
+  ctx: RequestContext,
+  rt: ResourceType,
+  obj: StoredObject,
+  old: StoredObject | undefined,
+  op: Operation,
+): Promise<void> {
+  const errors = [...validateMetadata(rt, obj, old), ...validateObject(obj, rt.schema)];
+  if (rt.validate) errors.push(...rt.validate(obj, old));
+  for (const plugin of server.admission) {
+    if (plugin.validate && plugin.handles(rt)) errors.push(...(await plugin.validate(obj, old, op, ctx)));
+  }
+  if (errors.length > 0) fail(rt, obj, errors);
+}
+
+async function mutate(
+  server: ServerContext,
+  ctx: RequestContext,
+  rt: ResourceType,
+  obj: StoredObject,
+  old: StoredObject | undefined,
+  op: Operation,
+): Promise<void> {
+  applySchemaDefaults(obj, rt.schema);
+  rt.defaults?.(obj);
+  for (const plugin of server.admission) {
+    if (plugin.mutate && plugin.handles(rt)) await plugin.mutate(obj, old, op, ctx);
+  }
+}
+
+/** What a kind's status looks like right after create. */
+function resetStatusOnCreate(rt: ResourceType, obj: StoredObject): void {
+  if (!rt.status) return;
+  const key = `${rt.group}/${rt.kind}`;
+  switch (key) {
+    case "/Node":
+      return;
+    case "/Namespace":
+      obj.status = { phase: "Active" };
+      return;
+    case "/PersistentVolume":
+    case "/PersistentVolumeClaim":
+      obj.status = { phase: "Pending" };
+      return;
+    case "/Pod":
+      obj.status = { phase: "Pending", qosClass: podQosClass(obj) };
+      return;
+    default:
+      delete obj.status;
+  }
+}
+
+/** Guaranteed when every container's requests equal limits for cpu and memory; BestEffort when none set. */
+function podQosClass(pod: StoredObject): string {
+  const spec = isObject(pod.spec) ? pod.spec : {};
+  const containers = [
+    ...(Array.isArray(spec.containers) ? spec.containers : []),
+    ...(Array.isArray(spec.initContainers) ? spec.initContainers : []),
+  ].filter(isObject);
+  let any = false;
+  let guaranteed = containers.length > 0;
+  for (const c of containers) {
+    const res = isObject(c.resources) ? c.resources : {};
+    const req = isObject(res.requests) ? res.requests : {};
+    const lim = isObject(res.limits) ? res.limits : {};
+    if (Object.keys(req).length > 0 || Object.keys(lim).length > 0) any = true;
+    for (const r of ["cpu", "memory"]) {
+      const l = lim[r];
+      const q = req[r] ?? l;
+      if (l === undefined || String(q) !== String(l)) guaranteed = false;
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+/** Rejects writes into namespaces that don't exist or are being deleted (NamespaceLifecycle). */
+async function checkNamespace(server: ServerContext, rt: ResourceType, obj: StoredObject): Promise<void> {
+  if (!rt.namespaced) return;
+  const ns = obj.metadata.namespace!;
+  const nsType = server.registry.get("", "v1", "namespaces");
+  if (!nsType) return;
+  const { kv } = await server.store.get(storageKey(nsType, undefined, ns));
+  if (!kv) throw notFound({ group: "", resource: "namespaces" }, ns);
+  const nsObj = JSON.parse(kv.value) as StoredObject;
+  if (nsObj.metadata.deletionTimestamp) {
+    throw forbidden(
+      { group: rt.group, resource: rt.plural },
+      obj.metadata.name ?? "",
+      `unable to create new content in namespace ${ns} because it is being terminated`,
+    );
+  }
+}
+
+const GENERATE_NAME_MAX = 63 - 5;
+
+export interface CreateOptions {
+  namespace: string | undefined;
+  fieldValidation: FieldValidation;
+  /** The field manager recorded in managedFields. */
+  manager: string;
+  /** Server-side apply already set managedFields. */
+  applied?: boolean;
+}
+
+/** Turns a request body into the object to store on create. Throws on any problem. */
+export async function prepareCreate(
+  server: ServerContext,
+  ctx: RequestContext,
+  rt: ResourceType,
+  obj: StoredObject,
+  opts: CreateOptions,
+): Promise<StoredObject> {
+  const meta = obj.metadata;
+  if (rt.namespaced) {
+    if (meta.namespace && opts.namespace && meta.namespace !== opts.namespace) {
+      throw badRequest(
+        "the namespace of the provided object does not match the namespace sent on the request",
+      );
+    }
+    const namespace = opts.namespace ?? meta.namespace;
+    if (namespace) meta.namespace = namespace;
+  } else {
+    delete meta.namespace;
+  }
+  pruneUnknown(rt, obj, opts.fieldValidation, ctx);
+  if (!meta.name && meta.generateName) {
+    meta.name = meta.generateName.slice(0, GENERATE_NAME_MAX) + server.randomSuffix();
+  }
+  meta.uid = server.newUid();
+  meta.creationTimestamp = rfc3339(server.clock.now());
+  if (rt.generationFrom === "none") delete meta.generation;
+  else meta.generation = 1;
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  resetStatusOnCreate(rt, obj);
+  await mutate(server, ctx, rt, obj, undefined, "CREATE");
+  if (!opts.applied)
+    recordUpdate(rt, obj, undefined, {
+      manager: opts.manager,
+      subresource: undefined,
+      now: server.clock.now(),
+    });
+  await validateAll(server, ctx, rt, obj, undefined, "CREATE");
+  await checkNamespace(server, rt, obj);
+  return obj;
+}
+
+export interface UpdateOptions {
+  subresource: string | undefined;
+  fieldValidation: FieldValidation;
+  manager: string;
+  applied?: boolean;
+}
+
+/**
+ * Merges a client's new object with the stored one for an update of the main resource or
+ * of `/status`: server-owned metadata is carried over, status or spec is kept as the
+ * subresource says, generation follows spec changes.
+ */
+export async function prepareUpdate(
+  server: ServerContext,
+  ctx: RequestContext,
+  rt: ResourceType,
+  incoming: StoredObject,
+  old: StoredObject,
+  opts: UpdateOptions,
+): Promise<StoredObject> {
+  pruneUnknown(rt, incoming, opts.fieldValidation, ctx);
+  let obj: StoredObject;
+  if (opts.subresource === "status") {
+    obj = structuredClone(old);
+    if (incoming.status === undefined) delete obj.status;
+    else obj.status = incoming.status;
+    if (incoming.metadata.managedFields) obj.metadata.managedFields = incoming.metadata.managedFields;
+  } else {
+    obj = incoming;
+    if (rt.status) {
+      if (old.status === undefined) delete obj.status;
+      else obj.status = structuredClone(old.status);
+    }
+  }
+  const meta = obj.metadata;
+  const oldMeta = old.metadata;
+  meta.name = oldMeta.name!;
+  if (rt.namespaced) meta.namespace = oldMeta.namespace!;
+  else delete meta.namespace;
+  if (!meta.uid) meta.uid = oldMeta.uid!;
+  meta.creationTimestamp = oldMeta.creationTimestamp ?? null;
+  if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+  else delete meta.generation;
+  delete meta.selfLink;
+  if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (oldMeta.deletionGracePeriodSeconds !== undefined)
+    meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  else delete meta.deletionGracePeriodSeconds;
+  await mutate(server, ctx, rt, obj, old, "UPDATE");
+  if (generationChanged(rt, obj, old)) meta.generation = (oldMeta.generation ?? 0) + 1;
+  if (!opts.applied)
+    recordUpdate(rt, obj, old, {
+      manager: opts.manager,
+      subresource: opts.subresource,
+      now: server.clock.now(),
+    });
+  await validateAll(server, ctx, rt, obj, old, "UPDATE");
+  return obj;
+}
+
+function generationChanged(rt: ResourceType, obj: StoredObject, old: StoredObject): boolean {
+  if (rt.generationFrom === "none") return false;
+  if (rt.generationFrom === "spec") return !deepEqual(obj.spec, old.spec);
+  for (const key of new Set([...Object.keys(obj), ...Object.keys(old)])) {
+    if (key === "metadata" || key === "apiVersion" || key === "kind") continue;
+    if (key === "status" && rt.status) continue;
+    if (!deepEqual(obj[key], old[key])) return true;
+  }
+  return false;
+}
+
+/** Whether an update changed nothing but managedFields timestamps (then the write is skipped). */
+export const unchanged = sameIgnoringManagedTimes;

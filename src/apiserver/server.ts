@@ -1,0 +1,222 @@
+/**
+ * The API server's long-lived state: store, registry (built-ins, Karmada's kinds, CRDs
+ * served as they come), admission, the in-process controllers Kubernetes runs in
+ * kube-controller-manager that the API needs (garbage collector, namespace lifecycle, CRD
+ * establishing/cleanup), and history compaction.
+ */
+import { createHash, randomInt, randomUUID } from "node:crypto";
+import { builtinKinds } from "../api/builtin/kinds.ts";
+import { karmadaCrds, karmadaNativeKinds } from "../api/karmada/index.ts";
+import type { StoredObject } from "../api/meta.ts";
+import type { CustomResourceDefinition } from "../api/schema.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import { isAlreadyExists } from "../machinery/errors.ts";
+import type { Store, Watch } from "../storage/store.ts";
+import { builtinResourceType, nativeResourceTypes } from "./builtin-types.ts";
+import { type AdmissionPlugin, type Clock, requestContext, type ServerContext } from "./context.ts";
+import { startCrdController } from "./controllers/crd.ts";
+import { startGarbageCollector } from "./controllers/garbage-collector.ts";
+import { startNamespaceController } from "./controllers/namespace.ts";
+import { crdResourceTypes } from "./crd-types.ts";
+import { ApiHandler, type VersionInfo } from "./handler.ts";
+import { decodeStored } from "./objects.ts";
+import { OpenApi } from "./openapi.ts";
+import { Registry } from "./registry.ts";
+import { storagePrefix } from "./resource-type.ts";
+import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from "./verbs/watch.ts";
+import { createObject, updateObject } from "./verbs/write.ts";
+
+export interface ApiServerOptions {
+  store: Store;
+  log?: Logger;
+  clock?: Clock;
+  admission?: AdmissionPlugin[];
+  watch?: Partial<WatchSettings>;
+  /** Run the in-process controllers (garbage collector, namespaces, CRDs). Default true. */
+  controllers?: boolean;
+  /** Install Karmada's CRDs (policy, work, config, ... groups). Default true. */
+  karmada?: boolean;
+  /** Compact history older than this many ms, every interval. Default 5 minutes; 0 disables. */
+  compactionIntervalMs?: number;
+}
+
+export const VERSION: VersionInfo = {
+  major: "1",
+  minor: "32",
+  gitVersion: "v1.32.0-karmada-ts",
+  gitCommit: "0000000000000000000000000000000000000000",
+  gitTreeState: "clean",
+  buildDate: "2026-11-22T00:00:00Z",
+  goVersion: "node",
+  compiler: "tsc",
+  platform: `${process.platform}/${process.arch}`,
+};
+
+const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+const CRD_HASH_ANNOTATION = "karmada-ts.io/definition-hash";
+const CRD_PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
+
+export class ApiServer {
+  readonly context: ServerContext;
+  readonly handler: ApiHandler;
+  readonly registry: Registry;
+  #stoppers: Array<() => void | Promise<void>> = [];
+  #readiness: { ready: boolean };
+
+  private constructor(context: ServerContext, handler: ApiHandler, readiness: { ready: boolean }) {
+    this.context = context;
+    this.handler = handler;
+    this.registry = context.registry;
+    this.#readiness = readiness;
+  }
+
+  static async start(opts: ApiServerOptions): Promise<ApiServer> {
+    const registry = new Registry();
+    for (const kind of builtinKinds) registry.add(builtinResourceType(kind));
+    if (opts.karmada !== false) for (const rt of nativeResourceTypes(karmadaNativeKinds)) registry.add(rt);
+    const context: ServerContext = {
+      store: opts.store,
+      registry,
+      clock: opts.clock ?? { now: () => Date.now() },
+      log: opts.log ?? silentLogger,
+      newUid: () => randomUUID(),
+      randomSuffix: () =>
+        Array.from({ length: 5 }, () => SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)]).join(""),
+      admission: opts.admission ?? [],
+    };
+    const readiness = { ready: false };
+    const handler = new ApiHandler(context, new OpenApi(registry), {
+      version: VERSION,
+      watch: { ...DEFAULT_WATCH_SETTINGS, ...opts.watch },
+      ready: () => readiness.ready,
+    });
+    const server = new ApiServer(context, handler, readiness);
+    const crdType = registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+    context.afterWrite = (rt, obj, old) => {
+      if (rt === crdType || rt.storage.resource === crdType.storage.resource) {
+        const name = (obj ?? old)?.metadata.name;
+        if (name) registry.setCrd(name, obj ? crdResourceTypes(obj) : []);
+      }
+    };
+    await server.#loadCrds();
+    if (opts.karmada !== false) await server.#installCrds(karmadaCrds);
+    if (opts.controllers !== false) {
+      server.#stoppers.push(startCrdController(context));
+      server.#stoppers.push(await startGarbageCollector(context));
+      server.#stoppers.push(startNamespaceController(context));
+    }
+    const interval = opts.compactionIntervalMs ?? 5 * 60_000;
+    if (interval > 0) server.#startCompaction(interval);
+    await server.#ensureNamespaces();
+    readiness.ready = true;
+    return server;
+  }
+
+  /** Serves every CRD already stored, and keeps following CRD changes (other replicas write too). */
+  async #loadCrds(): Promise<void> {
+    const crdType = this.registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+    const { kvs, revision } = await this.context.store.list(storagePrefix(crdType));
+    for (const kv of kvs) {
+      const crd = decodeStored(crdType, kv);
+      this.registry.setCrd(crd.metadata.name!, crdResourceTypes(crd));
+    }
+    const watch: Watch = this.context.store.watch(CRD_PREFIX, revision, {
+      onEvents: (events) => {
+        for (const e of events) {
+          const name = e.kv.key.slice(CRD_PREFIX.length);
+          if (e.type === "delete") this.registry.setCrd(name, []);
+          else this.registry.setCrd(name, crdResourceTypes(decodeStored(crdType, e.kv)));
+        }
+      },
+      onError: (err) => this.context.log.error(err, "crd watch ended"),
+    });
+    this.#stoppers.push(() => watch.close());
+  }
+
+  /** Creates our built-in CRDs, or updates them when our definition changed since they were stored. */
+  async #installCrds(defs: readonly CustomResourceDefinition[]): Promise<void> {
+    const crdType = this.registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+    const ctx = requestContext();
+    const opts = { dryRun: false, fieldValidation: "Ignore" as const, fieldManager: "karmada-ts" };
+    for (const def of defs) {
+      const hash = definitionHash(def);
+      const body = structuredClone(def) as unknown as StoredObject;
+      body.metadata.annotations = { ...body.metadata.annotations, [CRD_HASH_ANNOTATION]: hash };
+      try {
+        await createObject(this.context, ctx, crdType, undefined, body, opts);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        await updateObject(
+          this.context,
+          ctx,
+          crdType,
+          {
+            namespace: undefined,
+            name: def.metadata.name,
+            subresource: undefined,
+            preconditionFromObject: false,
+            next: (cur) => {
+              if (cur.metadata.annotations?.[CRD_HASH_ANNOTATION] === hash) return cur;
+              return {
+                ...cur,
+                spec: structuredClone(def.spec),
+                metadata: {
+                  ...cur.metadata,
+                  annotations: { ...cur.metadata.annotations, [CRD_HASH_ANNOTATION]: hash },
+                },
+              };
+            },
+          },
+          opts,
+        );
+      }
+    }
+  }
+
+  #startCompaction(intervalMs: number): void {
+    let previous = 0;
+    const tick = async (): Promise<void> => {
+      try {
+        const current = await this.context.store.currentRevision();
+        if (previous > 0) await this.context.store.compact(previous);
+        previous = current;
+      } catch (err) {
+        this.context.log.error(err, "compaction failed");
+      }
+    };
+    const timer = setInterval(() => void tick(), intervalMs);
+    timer.unref();
+    void tick();
+    this.#stoppers.push(() => clearInterval(timer));
+  }
+
+  /** The namespaces every cluster has. */
+  async #ensureNamespaces(): Promise<void> {
+    const nsType = this.registry.get("", "v1", "namespaces")!;
+    const opts = { dryRun: false, fieldValidation: "Ignore" as const, fieldManager: "karmada-ts" };
+    for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
+      try {
+        await createObject(
+          this.context,
+          requestContext(),
+          nsType,
+          undefined,
+          { apiVersion: "v1", kind: "Namespace", metadata: { name } },
+          opts,
+        );
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#readiness.ready = false;
+    for (const stop of this.#stoppers.reverse()) await stop();
+    this.#stoppers = [];
+  }
+}
+
+function definitionHash(def: CustomResourceDefinition): string {
+  return createHash("sha256").update(JSON.stringify(def.spec)).digest("hex").slice(0, 16);
+}

@@ -1,0 +1,179 @@
+/**
+ * PATCH: JSON patch, JSON merge patch, strategic merge patch (built-in kinds only) and
+ * server-side apply. The patched object then goes through the normal update pipeline,
+ * re-applied on top of the latest object when a concurrent write wins the race.
+ */
+import { isObject, type StoredObject } from "../../api/meta.ts";
+import { badRequest, invalid, requestEntityTooLarge, unsupportedMediaType } from "../../machinery/errors.ts";
+import {
+  applyJsonPatch,
+  decodeJsonPatch,
+  JsonPatchApplyError,
+  JsonPatchDecodeError,
+  JsonPatchTooLargeError,
+} from "../../machinery/json-patch.ts";
+import { applyMergePatch } from "../../machinery/merge-patch.ts";
+import { applyStrategicMergePatch } from "../../machinery/strategic-merge-patch.ts";
+import { parseDocument } from "../codec.ts";
+import type { RequestContext } from "../context.ts";
+import type { ApiHandler, ApiRequest } from "../handler.ts";
+import { mediaTypeOf, PATCH_TYPES } from "../negotiation.ts";
+import { applyConfig } from "../ownership.ts";
+import { checkTypeMeta } from "../prepare.ts";
+import type { ResourceRequest } from "../request-info.ts";
+import type { ResourceType } from "../resource-type.ts";
+import { createObject, updateObject } from "./write.ts";
+
+export type PatchType = "json" | "merge" | "strategic" | "apply";
+
+function patchTypeOf(rt: ResourceType, contentType: string | undefined): PatchType {
+  const t = mediaTypeOf(contentType);
+  const accepted: string[] = [PATCH_TYPES.json, PATCH_TYPES.merge, PATCH_TYPES.apply];
+  if (rt.builtin) accepted.splice(2, 0, PATCH_TYPES.strategic);
+  switch (t) {
+    case PATCH_TYPES.json:
+      return "json";
+    case PATCH_TYPES.merge:
+      return "merge";
+    case PATCH_TYPES.strategic:
+      if (rt.builtin) return "strategic";
+      break;
+    case PATCH_TYPES.apply:
+      return "apply";
+  }
+  throw unsupportedMediaType(t, accepted);
+}
+
+/** Applies a decoded patch document to `current`; failures are 422 (or 400 for bad documents). */
+export function applyPatchDocument(
+  rt: ResourceType,
+  type: Exclude<PatchType, "apply">,
+  current: StoredObject,
+  patch: unknown,
+): StoredObject {
+  let result: unknown;
+  try {
+    switch (type) {
+      case "json":
+        result = applyJsonPatch(current, patch);
+        break;
+      case "merge":
+        result = applyMergePatch(current, patch);
+        break;
+      case "strategic":
+        result = applyStrategicMergePatch(current, patch, rt.schema);
+        break;
+    }
+  } catch (e) {
+    throw patchError(rt, current, e);
+  }
+  if (!isObject(result)) throw badRequest("the patched object is not a JSON object");
+  return result as StoredObject;
+}
+
+function patchError(rt: ResourceType, current: StoredObject, e: unknown): unknown {
+  if (e instanceof JsonPatchTooLargeError) return requestEntityTooLarge(e.message);
+  if (e instanceof JsonPatchDecodeError) return badRequest(e.message);
+  if (e instanceof JsonPatchApplyError || e instanceof Error) {
+    return invalid({ group: rt.group, kind: rt.kind }, current.metadata.name ?? "", [
+      { type: "FieldValueInvalid", field: "", value: undefined, detail: e.message },
+    ]);
+  }
+  return e;
+}
+
+export async function patchObject(
+  h: ApiHandler,
+  req: ApiRequest,
+  ctx: RequestContext,
+  rt: ResourceType,
+  info: ResourceRequest,
+  subresource: string | undefined,
+): Promise<{ object: StoredObject; created: boolean }> {
+  const type = patchTypeOf(rt, req.headers["content-type"]);
+  const q = req.query;
+  const opts = h.writeOptions(q, ctx);
+  const force = q.get("force");
+  if (force !== null && type !== "apply") {
+    throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
+      { type: "FieldValueForbidden", field: "force", detail: "may not be specified for non-apply patch" },
+    ]);
+  }
+  const text = (req.body ?? Buffer.alloc(0)).toString("utf8");
+  if (text.trim() === "") throw badRequest("the patch document is empty");
+  const document = parseDocument(text, type === "apply" ? "yaml" : "json");
+  if (type === "json") {
+    try {
+      decodeJsonPatch(document);
+    } catch (e) {
+      throw patchError(rt, { metadata: {} } as StoredObject, e);
+    }
+  } else if (!isObject(document)) {
+    throw badRequest(`the patch document must be a JSON object`);
+  }
+  const name = info.name!;
+
+  if (type === "apply") {
+    if (!q.get("fieldManager")) {
+      throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
+        { type: "FieldValueRequired", field: "fieldManager", detail: "is required for apply patch" },
+      ]);
+    }
+    const config = document as StoredObject;
+    checkTypeMeta(rt, config);
+    if (config.metadata.name && config.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${config.metadata.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    if (Array.isArray(config.metadata.managedFields) && config.metadata.managedFields.length > 0) {
+      throw badRequest("metadata.managedFields must be nil");
+    }
+    let created = false;
+    const now = () => h.server.clock.now();
+    const applyOpts = { ...opts, applied: true };
+    const object = await updateObject(
+      h.server,
+      ctx,
+      rt,
+      {
+        namespace: info.namespace,
+        name,
+        subresource,
+        preconditionFromObject: false,
+        next: (current) =>
+          applyConfig(rt, current, config, opts.fieldManager, force === "true", subresource, now()),
+        create: async () => {
+          created = true;
+          const fresh = structuredClone(config);
+          fresh.metadata.name = name;
+          return createObject(
+            h.server,
+            ctx,
+            rt,
+            info.namespace,
+            applyConfig(rt, undefined, fresh, opts.fieldManager, true, subresource, now()),
+            applyOpts,
+          );
+        },
+      },
+      applyOpts,
+    );
+    return { object, created };
+  }
+
+  const object = await updateObject(
+    h.server,
+    ctx,
+    rt,
+    {
+      namespace: info.namespace,
+      name,
+      subresource,
+      preconditionFromObject: false,
+      next: (current) => applyPatchDocument(rt, type, current, document),
+    },
+    opts,
+  );
+  return { object, created: false };
+}

@@ -1,0 +1,138 @@
+/**
+ * A keyed work queue: a key waiting is queued once however often it is added; a key is
+ * processed by one worker at a time (added again while processing, it runs once more
+ * after); failures retry with exponential backoff per key; N workers.
+ */
+
+export interface QueueOptions {
+  workers?: number;
+  /** First retry delay (ms); doubles per consecutive failure of the key. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Called when processing throws; the key is retried unless `retry` returns false. */
+  onError?: (key: string, err: unknown, attempt: number) => boolean | undefined;
+}
+
+export type RequeueResult = undefined | { requeueAfterMs: number };
+
+export class WorkQueue {
+  #queue: string[] = [];
+  #queued = new Set<string>();
+  #processing = new Set<string>();
+  #dirty = new Set<string>();
+  #failures = new Map<string, number>();
+  #timers = new Map<string, NodeJS.Timeout>();
+  #idleWaiters: Array<() => void> = [];
+  #running = 0;
+  #stopped = false;
+  #workers: number;
+  #base: number;
+  #max: number;
+  #process: (key: string) => Promise<RequeueResult | undefined> | RequeueResult | undefined;
+  #onError: QueueOptions["onError"];
+
+  constructor(
+    process: (key: string) => Promise<RequeueResult | undefined> | RequeueResult | undefined,
+    opts: QueueOptions = {},
+  ) {
+    this.#process = process;
+    this.#workers = opts.workers ?? 1;
+    this.#base = opts.baseDelayMs ?? 5;
+    this.#max = opts.maxDelayMs ?? 60_000;
+    this.#onError = opts.onError;
+  }
+
+  add(key: string): void {
+    if (this.#stopped) return;
+    if (this.#processing.has(key)) {
+      this.#dirty.add(key);
+      return;
+    }
+    if (this.#queued.has(key)) return;
+    this.#queued.add(key);
+    this.#queue.push(key);
+    this.#pump();
+  }
+
+  addAfter(key: string, delayMs: number): void {
+    if (this.#stopped) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const existing = this.#timers.get(key);
+    if (existing) clearTimeout(existing);
+    const t = setTimeout(() => {
+      this.#timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    t.unref();
+    this.#timers.set(key, t);
+  }
+
+  /** Forgets a key's failure count (after success or when the key no longer matters). */
+  forget(key: string): void {
+    this.#failures.delete(key);
+  }
+
+  get length(): number {
+    return this.#queue.length;
+  }
+
+  /** Resolves when nothing is queued, processing or waiting for a retry timer. */
+  async idle(): Promise<void> {
+    if (this.#isIdle()) return;
+    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+    this.#queue = [];
+    this.#queued.clear();
+    this.#notifyIdle();
+  }
+
+  #isIdle(): boolean {
+    return this.#queue.length === 0 && this.#processing.size === 0 && this.#timers.size === 0;
+  }
+
+  #notifyIdle(): void {
+    if (!this.#isIdle() && !this.#stopped) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  #pump(): void {
+    while (!this.#stopped && this.#running < this.#workers && this.#queue.length > 0) {
+      const key = this.#queue.shift()!;
+      this.#queued.delete(key);
+      this.#processing.add(key);
+      this.#running++;
+      void this.#run(key);
+    }
+  }
+
+  async #run(key: string): Promise<void> {
+    let retryAfter: number | undefined;
+    try {
+      const result = await this.#process(key);
+      this.#failures.delete(key);
+      if (result && result.requeueAfterMs >= 0) retryAfter = result.requeueAfterMs;
+    } catch (err) {
+      const attempt = (this.#failures.get(key) ?? 0) + 1;
+      this.#failures.set(key, attempt);
+      const retry = this.#onError?.(key, err, attempt) ?? true;
+      if (retry) retryAfter = Math.min(this.#max, this.#base * 2 ** (attempt - 1));
+    } finally {
+      this.#processing.delete(key);
+      this.#running--;
+    }
+    if (this.#dirty.delete(key)) this.add(key);
+    else if (retryAfter !== undefined) this.addAfter(key, retryAfter);
+    this.#pump();
+    this.#notifyIdle();
+  }
+}
