@@ -107,6 +107,12 @@ export interface Store {
   /** The oldest revision still readable (everything at or below it may be gone). */
   compactedRevision(): Promise<number>;
 
+  /**
+   * Optional: tells watchers that have seen every event so far that they are current (their
+   * `onProgress` gets the store's revision), so quiet watches can bookmark a fresh revision.
+   */
+  notifyProgress?(): void;
+
   /** Drops history at and below `revision`: superseded values and deletion records. */
   compact(revision: number): Promise<void>;
 

@@ -79,7 +79,8 @@ export class WatchHub {
       let batch: WatchEvent[] | undefined;
       for (const e of events) {
         if (e.kv.modRevision <= w.lastRevision || !e.kv.key.startsWith(w.prefix)) continue;
-        (batch ??= []).push(e);
+        batch ??= [];
+        batch.push(e);
       }
       if (batch) {
         w.lastRevision = batch[batch.length - 1]!.kv.modRevision;

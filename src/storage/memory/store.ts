@@ -126,6 +126,11 @@ export class MemoryStore implements Store {
     return this.#compacted;
   }
 
+  notifyProgress(): void {
+    const revision = this.#revision;
+    queueMicrotask(() => this.#hub.progress(revision));
+  }
+
   async compact(revision: number): Promise<void> {
     if (revision <= this.#compacted) return;
     if (revision > this.#revision) throw new FutureRevisionError(revision, this.#revision);
