@@ -107,6 +107,9 @@ export class ApiServer {
     }
     const interval = opts.compactionIntervalMs ?? 5 * 60_000;
     if (interval > 0) server.#startCompaction(interval);
+    server.#startProgressNotices(
+      Math.max(1000, (opts.watch?.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs) / 2),
+    );
     await server.#ensureNamespaces();
     readiness.ready = true;
     return server;
@@ -171,6 +174,15 @@ export class ApiServer {
         );
       }
     }
+  }
+
+  /** Keeps quiet watchers' revisions fresh, so their bookmarks let clients resume after compaction. */
+  #startProgressNotices(intervalMs: number): void {
+    const store = this.context.store;
+    if (!store.notifyProgress) return;
+    const timer = setInterval(() => store.notifyProgress?.(), intervalMs);
+    timer.unref();
+    this.#stoppers.push(() => clearInterval(timer));
   }
 
   #startCompaction(intervalMs: number): void {

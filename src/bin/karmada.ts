@@ -1,11 +1,12 @@
 /**
  * `karmada <component>`: the only place that reads argv and the environment and exits.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { startHttpServer } from "../apiserver/http.ts";
-import { ApiServer } from "../apiserver/server.ts";
+import { stringify } from "yaml";
 import { createLogger, type Level } from "../log.ts";
-import { openStore } from "../storage/open.ts";
+import { StartupError, startControlPlane, stopOnSignals } from "./control-plane.ts";
 
 function port(value: string): number {
   const n = Number(value);
@@ -21,6 +22,14 @@ function level(value: string): Level {
   return value;
 }
 
+function fail(component: string, err: unknown): never {
+  if (err instanceof StartupError) {
+    process.stderr.write(`karmada ${component}: ${err.message}\n`);
+    process.exit(1);
+  }
+  throw err;
+}
+
 interface ApiserverFlags {
   storage: string;
   bindAddress: string;
@@ -31,46 +40,71 @@ interface ApiserverFlags {
 
 async function runApiserver(flags: ApiserverFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "apiserver" } });
-  let store: Awaited<ReturnType<typeof openStore>>;
-  try {
-    store = await openStore(flags.storage);
-  } catch (err) {
-    process.stderr.write(
-      `karmada apiserver: cannot open storage ${JSON.stringify(flags.storage)}: ${(err as Error).message}\n`,
-    );
-    process.exit(1);
-  }
   if (!flags.insecure) {
     log.warn(
       "TLS and authentication are not available yet; serving plain HTTP without authentication (pass --insecure to acknowledge)",
     );
   }
-  const server = await ApiServer.start({ store, log });
-  let http: Awaited<ReturnType<typeof startHttpServer>>;
-  try {
-    http = await startHttpServer(server.handler, { host: flags.bindAddress, port: flags.port, log });
-  } catch (err) {
-    process.stderr.write(
-      `karmada apiserver: cannot listen on ${flags.bindAddress}:${flags.port}: ${(err as Error).message}\n`,
-    );
-    await server.close();
-    await store.close();
-    process.exit(1);
-  }
-  log.info("serving", { url: http.url, port: http.port, storage: store.backend });
-  process.stdout.write(`karmada apiserver listening on ${http.url}\n`);
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    log.info("shutting down");
-    await http.close();
-    await server.close();
-    await store.close();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
+  const cp = await startControlPlane({
+    storage: flags.storage,
+    host: flags.bindAddress,
+    port: flags.port,
+    log,
+  }).catch((e) => fail("apiserver", e));
+  log.info("serving", { url: cp.url, port: cp.port, storage: cp.store.backend });
+  process.stdout.write(`karmada apiserver listening on ${cp.url}\n`);
+  stopOnSignals(() => cp.stop(), log);
+}
+
+interface UpFlags {
+  dataDir: string;
+  port: number;
+  logLevel: Level;
+}
+
+/** A kubeconfig with one context per cluster, in the shape upstream's local-up script writes. */
+function kubeconfig(clusters: Array<{ name: string; server: string }>, current: string): string {
+  return stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: clusters.map((c) => ({ name: c.name, cluster: { server: c.server } })),
+    contexts: clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: `${c.name}-admin` } })),
+    users: clusters.map((c) => ({ name: `${c.name}-admin`, user: {} })),
+    "current-context": current,
+    preferences: {},
+  });
+}
+
+async function runUp(flags: UpFlags): Promise<void> {
+  const log = createLogger({ level: flags.logLevel, fields: { component: "up" } });
+  const dataDir = resolve(flags.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  process.stdout.write(`Starting the Karmada control plane (data in ${dataDir}) ...\n`);
+  const cp = await startControlPlane({
+    storage: `sqlite://${join(dataDir, "karmada.db")}`,
+    host: "127.0.0.1",
+    port: flags.port,
+    log,
+  }).catch((e) => fail("up", e));
+  const config = join(dataDir, "karmada.config");
+  writeFileSync(config, kubeconfig([{ name: "karmada-apiserver", server: cp.url }], "karmada-apiserver"), {
+    mode: 0o600,
+  });
+  process.stdout.write(
+    [
+      `Karmada control plane is running at ${cp.url}`,
+      "",
+      "To start using it:",
+      `  export KUBECONFIG=${config}`,
+      "  kubectl config use-context karmada-apiserver",
+      "  kubectl api-resources --api-group=policy.karmada.io",
+      "",
+      "Member clusters are not started yet by this version of `karmada up`.",
+      "Press Ctrl-C to stop.",
+      "",
+    ].join("\n"),
+  );
+  stopOnSignals(() => cp.stop(), log);
 }
 
 export function buildProgram(): Command {
@@ -91,6 +125,13 @@ export function buildProgram(): Command {
     .option("--insecure", "serve plain HTTP without authentication (the only mode until TLS lands)", false)
     .option("--log-level <level>", "debug, info, warn or error", level, "info")
     .action((flags: ApiserverFlags) => runApiserver(flags));
+  program
+    .command("up")
+    .description("run a local Karmada: the control plane on SQLite, with a kubeconfig to reach it")
+    .option("--data-dir <dir>", "where state and the kubeconfig live", ".karmada")
+    .option("--port <n>", "control plane port (0: a free port)", port, 5443)
+    .option("--log-level <level>", "debug, info, warn or error", level, "warn")
+    .action((flags: UpFlags) => runUp(flags));
   return program;
 }
 
