@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    reporters: ["default", "json"],
+    outputFile: { json: ".vitest-results.json" },
   },
 });
