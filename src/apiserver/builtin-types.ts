@@ -141,7 +141,15 @@ export function builtinResourceType(kind: BuiltinKind): ResourceType {
 
 /** Karmada kinds served natively (not as CRDs): Cluster, ResourceRegistry. */
 export function nativeResourceTypes(defs: readonly CustomResourceDefinition[]): ResourceType[] {
-  return defs.flatMap((d) => crdResourceTypes(d, { native: true }).map((rt) => ({ ...rt, builtin: false })));
+  return defs.flatMap((d) =>
+    crdResourceTypes(d, { native: true }).map(
+      (rt): ResourceType => ({
+        ...rt,
+        // Cluster names become parts of namespace names (karmada-es-<cluster>): a DNS label.
+        nameRule: rt.group === "cluster.karmada.io" ? "label" : rt.nameRule,
+      }),
+    ),
+  );
 }
 
 /** Review kinds are evaluated, not stored. */

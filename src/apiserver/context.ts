@@ -30,6 +30,7 @@ export type Operation = "CREATE" | "UPDATE" | "DELETE";
 /**
  * Admission in process: what Karmada's webhooks and Kubernetes' admission plugins do.
  * Mutators run before validation; validators return field errors (422) or throw an ApiError.
+ * Like webhooks registered for a resource (not its `/status`), plugins don't see status writes.
  */
 export interface AdmissionPlugin {
   name: string;
@@ -46,6 +47,8 @@ export interface AdmissionPlugin {
     op: Operation,
     ctx: RequestContext,
   ): FieldError[] | Promise<FieldError[]>;
+  /** Runs before a delete takes effect; throws an ApiError to refuse it. */
+  validateDelete?(obj: StoredObject, ctx: RequestContext): void | Promise<void>;
 }
 
 export interface Clock {

@@ -75,9 +75,12 @@ async function validateAll(
   obj: StoredObject,
   old: StoredObject | undefined,
   op: Operation,
+  admit: boolean,
 ): Promise<void> {
   const errors = [...validateMetadata(rt, obj, old), ...validateObject(obj, rt.schema)];
   if (rt.validate) errors.push(...rt.validate(obj, old));
+  if (errors.length > 0) fail(rt, obj, errors);
+  if (!admit) return;
   for (const plugin of server.admission) {
     if (plugin.validate && plugin.handles(rt)) errors.push(...(await plugin.validate(obj, old, op, ctx)));
   }
@@ -91,9 +94,11 @@ async function mutate(
   obj: StoredObject,
   old: StoredObject | undefined,
   op: Operation,
+  admit: boolean,
 ): Promise<void> {
   applySchemaDefaults(obj, rt.schema);
   rt.defaults?.(obj);
+  if (!admit) return;
   for (const plugin of server.admission) {
     if (plugin.mutate && plugin.handles(rt)) await plugin.mutate(obj, old, op, ctx);
   }
@@ -207,14 +212,14 @@ export async function prepareCreate(
   delete meta.deletionGracePeriodSeconds;
   delete meta.selfLink;
   resetStatusOnCreate(rt, obj);
-  await mutate(server, ctx, rt, obj, undefined, "CREATE");
+  await mutate(server, ctx, rt, obj, undefined, "CREATE", true);
   if (!opts.applied)
     recordUpdate(rt, obj, undefined, {
       manager: opts.manager,
       subresource: undefined,
       now: server.clock.now(),
     });
-  await validateAll(server, ctx, rt, obj, undefined, "CREATE");
+  await validateAll(server, ctx, rt, obj, undefined, "CREATE", true);
   await checkNamespace(server, rt, obj);
   return obj;
 }
@@ -268,7 +273,8 @@ export async function prepareUpdate(
   if (oldMeta.deletionGracePeriodSeconds !== undefined)
     meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   else delete meta.deletionGracePeriodSeconds;
-  await mutate(server, ctx, rt, obj, old, "UPDATE");
+  const admit = opts.subresource !== "status";
+  await mutate(server, ctx, rt, obj, old, "UPDATE", admit);
   if (generationChanged(rt, obj, old)) meta.generation = (oldMeta.generation ?? 0) + 1;
   if (!opts.applied)
     recordUpdate(rt, obj, old, {
@@ -276,7 +282,7 @@ export async function prepareUpdate(
       subresource: opts.subresource,
       now: server.clock.now(),
     });
-  await validateAll(server, ctx, rt, obj, old, "UPDATE");
+  await validateAll(server, ctx, rt, obj, old, "UPDATE", admit);
   return obj;
 }
 

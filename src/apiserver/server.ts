@@ -6,6 +6,7 @@
  */
 import { createHash, randomInt, randomUUID } from "node:crypto";
 import { builtinKinds } from "../api/builtin/kinds.ts";
+import { karmadaAdmission } from "../api/karmada/admission/index.ts";
 import { karmadaCrds, karmadaNativeKinds } from "../api/karmada/index.ts";
 import type { StoredObject } from "../api/meta.ts";
 import type { CustomResourceDefinition } from "../api/schema.ts";
@@ -23,6 +24,7 @@ import { decodeStored } from "./objects.ts";
 import { OpenApi } from "./openapi.ts";
 import { Registry } from "./registry.ts";
 import { storagePrefix } from "./resource-type.ts";
+import { listObjects } from "./verbs/read.ts";
 import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from "./verbs/watch.ts";
 import { createObject, updateObject } from "./verbs/write.ts";
 
@@ -82,8 +84,20 @@ export class ApiServer {
       newUid: () => randomUUID(),
       randomSuffix: () =>
         Array.from({ length: 5 }, () => SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)]).join(""),
-      admission: opts.admission ?? [],
+      admission: [],
     };
+    context.admission =
+      opts.admission ??
+      (opts.karmada === false
+        ? []
+        : karmadaAdmission({
+            newUid: context.newUid,
+            now: () => context.clock.now(),
+            listResourceInterpreterCustomizations: async () => {
+              const rt = registry.get("config.karmada.io", "v1alpha1", "resourceinterpretercustomizations");
+              return rt ? (await listObjects(context, rt, undefined, {})).items : [];
+            },
+          }));
     const readiness = { ready: false };
     const handler = new ApiHandler(context, new OpenApi(registry), {
       version: VERSION,

@@ -80,7 +80,7 @@ const MAX_RETRIES = 20;
 
 export async function deleteObject(
   server: ServerContext,
-  _ctx: RequestContext,
+  ctx: RequestContext,
   rt: ResourceType,
   namespace: string | undefined,
   name: string,
@@ -108,6 +108,9 @@ export async function deleteObject(
         name,
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
       );
+    }
+    for (const plugin of server.admission) {
+      if (plugin.validateDelete && plugin.handles(rt)) await plugin.validateDelete(current, ctx);
     }
     const next = markForDeletion(server, rt, current, opts);
     try {

@@ -1,0 +1,24 @@
+/**
+ * What the mutating rules need from outside: fresh identities and the time. Passed in so
+ * tests are deterministic.
+ */
+
+export interface MutationContext {
+  /** A UUID v4 for the permanent-id labels (`crypto.randomUUID` in production). */
+  newUid(): string;
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** The upstream feature gates these rules consult, with upstream's defaults. */
+export interface AdmissionFeatures {
+  /** Default or standardised Cluster resource models (Beta, on). */
+  CustomizedClusterResourceModeling: boolean;
+  /** ResourceBinding component-name checks (Alpha, off). */
+  MultiplePodTemplatesScheduling: boolean;
+}
+
+export const DEFAULT_FEATURES: AdmissionFeatures = {
+  CustomizedClusterResourceModeling: true,
+  MultiplePodTemplatesScheduling: false,
+};
