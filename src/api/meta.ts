@@ -121,9 +121,17 @@ export function apiVersionOf(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
 }
 
+let lastSecond = -1;
+let lastText = "";
+
 /** RFC 3339 with second precision, as Kubernetes writes `metav1.Time`. */
 export function rfc3339(ms: number): string {
-  return `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+  }
+  return lastText;
 }
 
 /** RFC 3339 with microseconds (`metav1.MicroTime`). */

@@ -16,8 +16,7 @@ const converters: Record<string, Converter> = {
 export function convertVersion(rt: ResourceType, obj: StoredObject, toApiVersion: string): StoredObject {
   const convert = converters[rt.storage.resource];
   if (convert) return convert(obj, toApiVersion);
-  obj.apiVersion = toApiVersion;
-  return obj;
+  return { ...obj, apiVersion: toApiVersion };
 }
 
 /** Pairs of (core/v1 name, events.k8s.io/v1 name). */

@@ -58,6 +58,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function decodePath(raw: string): string {
+  if (!raw.includes("%")) return raw;
   return raw
     .split("/")
     .map((seg) => {

@@ -20,10 +20,12 @@ import {
   type FieldSet,
   FieldSetError,
   fieldSetFromPaths,
+  fieldSetOf,
   formatApplyConflicts,
   type ManagerFields,
   parseFieldsV1,
   serializeFieldsV1,
+  stripUntrackedFields,
   updateFields,
 } from "../machinery/managed-fields.ts";
 import { deepEqual } from "../machinery/structural.ts";
@@ -104,8 +106,18 @@ function encodeEntries(decoded: Decoded[]): ManagedFieldsEntry[] {
   });
 }
 
+const ignoredCache = new WeakMap<ResourceType, Map<string, FieldSet | undefined>>();
+
 /** Fields a write through this endpoint neither owns nor compares. */
 function ignoredFor(rt: ResourceType, subresource: string | undefined): FieldSet | undefined {
+  const perType = ignoredCache.get(rt) ?? new Map<string, FieldSet | undefined>();
+  ignoredCache.set(rt, perType);
+  const key = subresource ?? "";
+  if (!perType.has(key)) perType.set(key, computeIgnored(rt, subresource));
+  return perType.get(key);
+}
+
+function computeIgnored(rt: ResourceType, subresource: string | undefined): FieldSet | undefined {
   if (!rt.status) return undefined;
   if (subresource === "status") {
     const paths = Object.keys(rt.schema.properties ?? {})

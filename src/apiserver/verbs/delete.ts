@@ -16,6 +16,7 @@ import type { RequestContext, ServerContext } from "../context.ts";
 import { decodeStored, encodeForStorage, translateStoreError } from "../objects.ts";
 import { type ResourceType, resourceRef, storageKey } from "../resource-type.ts";
 import { type ListParams, listObjects } from "./read.ts";
+import { withRevision } from "./write.ts";
 
 export type PropagationPolicy = "Background" | "Foreground" | "Orphan";
 
@@ -116,15 +117,13 @@ export async function deleteObject(
     try {
       if (next === undefined) {
         if (dryRun) return { object: current, deleted: true };
-        const gone = decodeStored(rt, await server.store.delete(key, kv.modRevision));
+        const gone = withRevision(current, (await server.store.delete(key, kv.modRevision)).modRevision);
         server.afterWrite?.(rt, undefined, current);
         return { object: gone, deleted: true };
       }
       if (next === current || dryRun) return { object: next, deleted: false };
-      const written = decodeStored(
-        rt,
-        await server.store.update(key, encodeForStorage(rt, next), kv.modRevision),
-      );
+      const stored = await server.store.update(key, encodeForStorage(rt, next), kv.modRevision);
+      const written = withRevision(next, stored.modRevision);
       server.afterWrite?.(rt, written, current);
       return { object: written, deleted: false };
     } catch (err) {

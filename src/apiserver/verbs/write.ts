@@ -147,14 +147,11 @@ export async function updateObject(
     try {
       if (isFinalized(rt, next)) {
         const deleted = await server.store.delete(key, kv.modRevision);
-        const out = decodeStored(rt, deleted);
         server.afterWrite?.(rt, undefined, current);
-        return { ...next, metadata: { ...next.metadata, resourceVersion: out.metadata.resourceVersion! } };
+        return withRevision(next, deleted.modRevision);
       }
-      const written = decodeStored(
-        rt,
-        await server.store.update(key, encodeForStorage(rt, next), kv.modRevision),
-      );
+      const stored = await server.store.update(key, encodeForStorage(rt, next), kv.modRevision);
+      const written = withRevision(next, stored.modRevision);
       server.afterWrite?.(rt, written, current);
       return written;
     } catch (err) {
@@ -162,11 +159,15 @@ export async function updateObject(
         err instanceof RevisionMismatchError && !(rv && req.preconditionFromObject) && attempt < MAX_RETRIES;
       if (retry) continue;
       if (err instanceof KeyNotFoundError) throw notFound(resourceRef(rt), req.name);
-      const translated = translateStoreError(rt, req.name, err);
-      if (isConflict(translated) || attempt >= MAX_RETRIES) throw translated;
-      throw translated;
+      throw translateStoreError(rt, req.name, err);
     }
   }
+}
+
+/** The object just written, with the revision the store gave it (no need to decode it again). */
+export function withRevision(obj: StoredObject, revision: number): StoredObject {
+  obj.metadata.resourceVersion = String(revision);
+  return obj;
 }
 
 /** An object whose deletion was requested and whose finalizers are all gone must disappear. */
