@@ -16,10 +16,13 @@ import { type ApiError, badRequest, conflict, type StatusCause } from "../machin
 import {
   type ApplyConflict,
   applyFields,
+  compareFields,
   emptyFieldSet,
   type FieldSet,
   FieldSetError,
+  fieldSetDifference,
   fieldSetFromPaths,
+  fieldSetHas,
   fieldSetOf,
   formatApplyConflicts,
   type ManagerFields,
@@ -268,7 +271,16 @@ export function applyConfig(
     if (err instanceof FieldSetError) throw badRequest(err.message);
     throw err;
   }
-  if (!result.ok) throw applyConflict(rt, config.metadata.name ?? "", result.conflicts);
+  if (!result.ok) {
+    const remaining =
+      manager === "kubectl"
+        ? conflictsNotExplainedByLastApplied(rt, strippedLive, result.conflicts)
+        : result.conflicts;
+    if (remaining.length > 0) throw applyConflict(rt, config.metadata.name ?? "", remaining);
+    // Every conflict is a field kubectl's client-side apply set to the value it still has:
+    // kubectl moving from client-side to server-side apply takes those fields over.
+    return applyConfig(rt, live, config, manager, true, subresource, now);
+  }
   const byId = new Map(entries.map((e) => [e.id, e]));
   const others: Decoded[] = result.others.map((m) => ({ ...byId.get(m.manager)!, fields: m.fields }));
   const mine: Decoded = { key, id, fields: result.fields, time: rfc3339(now) };
@@ -302,11 +314,47 @@ export function applyConfig(
   return object;
 }
 
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * The conflicts left once fields recorded in the live object's last-applied annotation (and
+ * still holding those values) are taken out: what upstream's last-applied manager does for
+ * `kubectl apply --server-side` after client-side applies.
+ */
+function conflictsNotExplainedByLastApplied(
+  rt: ResourceType,
+  live: StoredObject | undefined,
+  conflicts: readonly ApplyConflict[],
+): readonly ApplyConflict[] {
+  const text = live?.metadata.annotations?.[LAST_APPLIED];
+  if (!live || !text) return conflicts;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(text);
+  } catch {
+    return conflicts;
+  }
+  if (
+    !lastApplied ||
+    typeof lastApplied !== "object" ||
+    (lastApplied as StoredObject).apiVersion !== live.apiVersion
+  ) {
+    return conflicts;
+  }
+  const schema = trackedSchema(rt);
+  const diff = compareFields(lastApplied, live, schema);
+  const allowed = fieldSetDifference(
+    fieldSetDifference(fieldSetDifference(fieldSetOf(lastApplied, schema), diff.modified), diff.added),
+    diff.removed,
+  );
+  return conflicts.filter((c) => !fieldSetHas(allowed, c.path));
+}
+
 function describeManager(id: string): string {
-  const [manager, operation, apiVersion] = JSON.parse(id) as [string, string, string, string];
-  return operation === "Update" && apiVersion
-    ? `${JSON.stringify(manager)} using ${apiVersion}`
-    : JSON.stringify(manager);
+  const [manager, operation, apiVersion, subresource] = JSON.parse(id) as [string, string, string, string];
+  const sub = subresource ? ` with subresource ${JSON.stringify(subresource)}` : "";
+  const version = operation === "Update" && apiVersion ? ` using ${apiVersion}` : "";
+  return `${JSON.stringify(manager)}${sub}${version}`;
 }
 
 function applyConflict(rt: ResourceType, name: string, conflicts: readonly ApplyConflict[]): ApiError {

@@ -54,7 +54,9 @@ export function pruneUnknown(
   const unknown = pruneObject(obj, rt.schema);
   if (unknown.length === 0 || mode === "Ignore") return;
   if (mode === "Strict") {
-    throw badRequest(`strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`);
+    throw badRequest(
+      `${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`,
+    );
   }
   for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
 }
@@ -102,6 +104,14 @@ async function mutate(
   for (const plugin of server.admission) {
     if (plugin.mutate && plugin.handles(rt)) await plugin.mutate(obj, old, op, ctx);
   }
+}
+
+/** Empty label/annotation maps and finalizer/owner lists are not kept, as Go's omitempty drops them. */
+function dropEmptyMetadata(meta: StoredObject["metadata"]): void {
+  if (meta.labels && Object.keys(meta.labels).length === 0) delete meta.labels;
+  if (meta.annotations && Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  if (meta.finalizers && meta.finalizers.length === 0) delete meta.finalizers;
+  if (meta.ownerReferences && meta.ownerReferences.length === 0) delete meta.ownerReferences;
 }
 
 /** What a kind's status looks like right after create. */
@@ -213,6 +223,7 @@ export async function prepareCreate(
   delete meta.selfLink;
   resetStatusOnCreate(rt, obj);
   await mutate(server, ctx, rt, obj, undefined, "CREATE", true);
+  dropEmptyMetadata(meta);
   if (!opts.applied)
     recordUpdate(rt, obj, undefined, {
       manager: opts.manager,
@@ -275,6 +286,7 @@ export async function prepareUpdate(
   else delete meta.deletionGracePeriodSeconds;
   const admit = opts.subresource !== "status";
   await mutate(server, ctx, rt, obj, old, "UPDATE", admit);
+  dropEmptyMetadata(meta);
   if (generationChanged(rt, obj, old)) meta.generation = (oldMeta.generation ?? 0) + 1;
   if (!opts.applied)
     recordUpdate(rt, obj, old, {

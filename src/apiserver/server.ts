@@ -13,6 +13,12 @@ import type { CustomResourceDefinition } from "../api/schema.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
 import type { Store, Watch } from "../storage/store.ts";
+import {
+  DEFAULT_SERVICE_IP_OPTIONS,
+  followServices,
+  ServiceIpAllocator,
+  serviceIpAdmission,
+} from "./admission/service-ips.ts";
 import { builtinResourceType, nativeResourceTypes } from "./builtin-types.ts";
 import { type AdmissionPlugin, type Clock, requestContext, type ServerContext } from "./context.ts";
 import { startCrdController } from "./controllers/crd.ts";
@@ -86,18 +92,22 @@ export class ApiServer {
         Array.from({ length: 5 }, () => SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)]).join(""),
       admission: [],
     };
-    context.admission =
-      opts.admission ??
-      (opts.karmada === false
-        ? []
-        : karmadaAdmission({
-            newUid: context.newUid,
-            now: () => context.clock.now(),
-            listResourceInterpreterCustomizations: async () => {
-              const rt = registry.get("config.karmada.io", "v1alpha1", "resourceinterpretercustomizations");
-              return rt ? (await listObjects(context, rt, undefined, {})).items : [];
-            },
-          }));
+    const serviceIps = new ServiceIpAllocator(DEFAULT_SERVICE_IP_OPTIONS, () => context.clock.now());
+    context.admission = [
+      // What kube-apiserver's own storage does (always on), then the configurable admission.
+      serviceIpAdmission(serviceIps),
+      ...(opts.admission ??
+        (opts.karmada === false
+          ? []
+          : karmadaAdmission({
+              newUid: context.newUid,
+              now: () => context.clock.now(),
+              listResourceInterpreterCustomizations: async () => {
+                const rt = registry.get("config.karmada.io", "v1alpha1", "resourceinterpretercustomizations");
+                return rt ? (await listObjects(context, rt, undefined, {})).items : [];
+              },
+            }))),
+    ];
     const readiness = { ready: false };
     const handler = new ApiHandler(context, new OpenApi(registry), {
       version: VERSION,
@@ -112,6 +122,8 @@ export class ApiServer {
         if (name) registry.setCrd(name, obj ? crdResourceTypes(obj) : []);
       }
     };
+    const servicesWatch = await followServices(context, serviceIps);
+    if (servicesWatch) server.#stoppers.push(() => servicesWatch.close());
     await server.#loadCrds();
     if (opts.karmada !== false) await server.#installCrds(karmadaCrds);
     if (opts.controllers !== false) {

@@ -271,6 +271,14 @@ export const builtinKinds: readonly BuiltinKind[] = [
     status: true,
   }),
 
+  kind({
+    group: "apps",
+    version: "v1",
+    kind: "ControllerRevision",
+    plural: "controllerrevisions",
+    namespaced,
+    model: "V1ControllerRevision",
+  }),
   ...(["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"] as const).map((k) =>
     kind({
       group: "apps",
