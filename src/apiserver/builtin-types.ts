@@ -4,8 +4,10 @@
  */
 import type { BuiltinKind } from "../api/builtin/kinds.ts";
 import { builtinSchema } from "../api/builtin/schemas.ts";
+import { applyCreateDefaults, applyDefaults, applyUpdateDefaults } from "../api/defaults/index.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import type { CustomResourceDefinition } from "../api/schema.ts";
+import { nameRuleFor, validate } from "../api/validation/index.ts";
 import { crdResourceTypes } from "./crd-types.ts";
 import type { NameRule, ResourceType } from "./resource-type.ts";
 
@@ -93,15 +95,6 @@ const VERSIONED_KINDS = new Set([
   "autoscaling/HorizontalPodAutoscaler",
 ]);
 
-const NAME_RULES: Record<string, NameRule> = {
-  "/Namespace": "label",
-  "/Service": "dns1035",
-  "rbac.authorization.k8s.io/Role": "path-segment",
-  "rbac.authorization.k8s.io/ClusterRole": "path-segment",
-  "rbac.authorization.k8s.io/RoleBinding": "path-segment",
-  "rbac.authorization.k8s.io/ClusterRoleBinding": "path-segment",
-};
-
 export function builtinResourceType(kind: BuiltinKind): ResourceType {
   const key = `${kind.group}/${kind.kind}`;
   const storage = kind.storage
@@ -126,7 +119,15 @@ export function builtinResourceType(kind: BuiltinKind): ResourceType {
       .filter((s) => s.name !== "status" && s.name !== "scale")
       .map((s) => ({ name: s.name, group: s.group, version: s.version, kind: s.kind, verbs: s.verbs })),
     fieldSelectors: FIELD_SELECTORS[key] ?? {},
-    nameRule: NAME_RULES[key] ?? "subdomain",
+    nameRule: nameRuleFor(kind.group, kind.kind),
+    defaults: (obj, old, subresource) => {
+      applyDefaults(kind.group, kind.version, kind.kind, obj);
+      // Update defaults carry over what the main resource may not change (a namespace's
+      // finalizers, a CSR's status); a subresource exists precisely to change those.
+      if (!old) applyCreateDefaults(kind.group, kind.version, kind.kind, obj);
+      else if (!subresource) applyUpdateDefaults(kind.group, kind.version, kind.kind, obj, old);
+    },
+    validate: (obj, old) => validate(kind.group, kind.version, kind.kind, obj, old),
     generationFrom: VERSIONED_KINDS.has(key) ? "spec" : "none",
   };
   if (kind.subresources.some((s) => s.name === "scale")) {

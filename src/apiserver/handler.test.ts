@@ -110,7 +110,9 @@ describe("API handler", () => {
       const body = { ...cm("fv"), bogus: 1 };
       const strict = await api.call("POST", `${CM}?fieldValidation=Strict`, body);
       expect(strict.status).toBe(400);
-      expect(strict.body.message).toBe('strict decoding error: unknown field "bogus"');
+      expect(strict.body.message).toBe(
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"',
+      );
       const warn = await api.call("POST", CM, body);
       expect(warn.status).toBe(201);
       expect(warn.headers.Warning).toBe('299 - "unknown field \\"bogus\\""');

@@ -5,10 +5,10 @@
  * written, so a rejected request writes nothing.
  */
 import { apiVersionOf, isObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import { validateObjectMeta } from "../api/validation/index.ts";
 import { badRequest, type FieldError, forbidden, invalid, notFound } from "../machinery/errors.ts";
 import { applySchemaDefaults, deepEqual, pruneObject, validateObject } from "../machinery/structural.ts";
 import type { Operation, RequestContext, ServerContext } from "./context.ts";
-import { validateMetadata } from "./metadata.ts";
 import { recordUpdate, sameIgnoringManagedTimes } from "./ownership.ts";
 import { type ResourceType, storageKey } from "./resource-type.ts";
 
@@ -79,8 +79,18 @@ async function validateAll(
   op: Operation,
   admit: boolean,
 ): Promise<void> {
-  const errors = [...validateMetadata(rt, obj, old), ...validateObject(obj, rt.schema)];
-  if (rt.validate) errors.push(...rt.validate(obj, old));
+  // Built-ins decode like Go: a null is the zero value, so schema checks let nulls through.
+  const schemaErrors = validateObject(obj, rt.schema, { nulls: rt.builtin });
+  const errors = rt.validate
+    ? [...schemaErrors, ...rt.validate(obj, old)]
+    : [
+        ...validateObjectMeta(
+          obj.metadata,
+          { namespaced: rt.namespaced, nameRule: rt.nameRule, kubeFinalizers: false },
+          old?.metadata,
+        ),
+        ...schemaErrors,
+      ];
   if (errors.length > 0) fail(rt, obj, errors);
   if (!admit) return;
   for (const plugin of server.admission) {
@@ -97,9 +107,10 @@ async function mutate(
   old: StoredObject | undefined,
   op: Operation,
   admit: boolean,
+  subresource?: string,
 ): Promise<void> {
   applySchemaDefaults(obj, rt.schema);
-  rt.defaults?.(obj);
+  rt.defaults?.(obj, old, subresource);
   if (!admit) return;
   for (const plugin of server.admission) {
     if (plugin.mutate && plugin.handles(rt)) await plugin.mutate(obj, old, op, ctx);
@@ -285,7 +296,7 @@ export async function prepareUpdate(
     meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
   else delete meta.deletionGracePeriodSeconds;
   const admit = opts.subresource !== "status";
-  await mutate(server, ctx, rt, obj, old, "UPDATE", admit);
+  await mutate(server, ctx, rt, obj, old, "UPDATE", admit, opts.subresource);
   dropEmptyMetadata(meta);
   if (generationChanged(rt, obj, old)) meta.generation = (oldMeta.generation ?? 0) + 1;
   if (!opts.applied)

@@ -56,9 +56,12 @@ export interface ResourceType {
   fieldSelectors: Record<string, (obj: StoredObject) => string | undefined>;
   /** Name validation rule for `metadata.name`. */
   nameRule: NameRule;
-  /** Kind-specific defaulting after schema defaults. */
-  defaults?: (obj: StoredObject) => void;
-  /** Kind-specific validation after schema validation; `old` on updates. */
+  /**
+   * Kind-specific defaulting after schema defaults (`old` on updates, `subresource` for writes
+   * through one, e.g. `finalize`); name and uid are set by then.
+   */
+  defaults?: (obj: StoredObject, old: StoredObject | undefined, subresource?: string) => void;
+  /** Kind-specific validation, metadata included; `old` on updates. Without it, ObjectMeta rules by `nameRule` apply. */
   validate?: (obj: StoredObject, old: StoredObject | undefined) => FieldError[];
   /**
    * How `metadata.generation` is kept: `none` (kinds Kubernetes does not version, e.g. ConfigMap),

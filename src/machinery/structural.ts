@@ -180,8 +180,17 @@ function typeError(path: string, v: unknown, expected: string): FieldError {
 
 const INT32 = [-2147483648, 2147483647] as const;
 
+export interface ValidateOptions {
+  /** Accept null anywhere (Go decoding turns it into the zero value). */
+  nulls?: boolean;
+}
+
 /** Validates a whole object against its schema; `metadata` is the caller's business. */
-export function validateObject(obj: Record<string, unknown>, schema: Schema): FieldError[] {
+export function validateObject(
+  obj: Record<string, unknown>,
+  schema: Schema,
+  opts: ValidateOptions = {},
+): FieldError[] {
   const errors: FieldError[] = [];
   const props = schema.properties ?? {};
   for (const req of schema.required ?? []) {
@@ -190,13 +199,20 @@ export function validateObject(obj: Record<string, unknown>, schema: Schema): Fi
   for (const [key, value] of Object.entries(obj)) {
     if (key === "apiVersion" || key === "kind" || key === "metadata") continue;
     const sub = props[key];
-    if (sub) validateValue(value, sub, key, errors);
+    if (sub) validateValue(value, sub, key, errors, opts);
   }
   return errors;
 }
 
-export function validateValue(value: unknown, schema: Schema, path: string, errors: FieldError[]): void {
+export function validateValue(
+  value: unknown,
+  schema: Schema,
+  path: string,
+  errors: FieldError[],
+  opts: ValidateOptions = {},
+): void {
   if (value === null) {
+    if (opts.nulls) return;
     if (!schema.nullable && (schema.type !== undefined || schema["x-kubernetes-int-or-string"])) {
       errors.push(typeError(path, value, schema.type ?? "integer,string"));
     }
@@ -204,8 +220,8 @@ export function validateValue(value: unknown, schema: Schema, path: string, erro
   }
   if (!checkType(value, schema, path, errors)) return;
   checkValueRules(value, schema, path, errors);
-  if (Array.isArray(value)) validateArray(value, schema, path, errors);
-  else if (isObject(value)) validateMap(value, schema, path, errors);
+  if (Array.isArray(value)) validateArray(value, schema, path, errors, opts);
+  else if (isObject(value)) validateMap(value, schema, path, errors, opts);
 }
 
 function checkType(value: unknown, schema: Schema, path: string, errors: FieldError[]): boolean {
@@ -400,7 +416,13 @@ function checkCombinators(value: unknown, schema: Schema, path: string, errors: 
   }
 }
 
-function validateArray(value: unknown[], schema: Schema, path: string, errors: FieldError[]): void {
+function validateArray(
+  value: unknown[],
+  schema: Schema,
+  path: string,
+  errors: FieldError[],
+  opts: ValidateOptions,
+): void {
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
     errors.push({
       type: "FieldValueTooMany",
@@ -437,7 +459,8 @@ function validateArray(value: unknown[], schema: Schema, path: string, errors: F
     });
   }
   if (schema.items)
-    for (let i = 0; i < value.length; i++) validateValue(value[i], schema.items, index(path, i), errors);
+    for (let i = 0; i < value.length; i++)
+      validateValue(value[i], schema.items, index(path, i), errors, opts);
 }
 
 function validateMap(
@@ -445,6 +468,7 @@ function validateMap(
   schema: Schema,
   path: string,
   errors: FieldError[],
+  opts: ValidateOptions,
 ): void {
   const count = Object.keys(value).length;
   if (schema.maxProperties !== undefined && count > schema.maxProperties) {
@@ -480,14 +504,14 @@ function validateMap(
   if (props) {
     for (const [key, v] of Object.entries(value)) {
       const sub = props[key];
-      if (sub) validateValue(v, sub, child(path, key), errors);
+      if (sub) validateValue(v, sub, child(path, key), errors, opts);
     }
   }
   const additional = schema.additionalProperties;
   if (isObject(additional)) {
     for (const [key, v] of Object.entries(value)) {
       if (props?.[key]) continue;
-      validateValue(v, additional as Schema, index(path, key), errors);
+      validateValue(v, additional as Schema, index(path, key), errors, opts);
     }
   }
 }

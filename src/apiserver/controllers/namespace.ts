@@ -152,7 +152,7 @@ export function startNamespaceController(server: ServerContext): () => void {
       {
         namespace: undefined,
         name,
-        subresource: undefined,
+        subresource: "finalize",
         preconditionFromObject: false,
         next: (cur) => ({
           ...cur,
