@@ -117,7 +117,7 @@ const finalize: SubresourceHandler = {
       {
         namespace: undefined,
         name: info.name!,
-        subresource: undefined,
+        subresource: "finalize",
         preconditionFromObject: false,
         next: (cur) => {
           if (
@@ -234,7 +234,7 @@ const scale: SubresourceHandler = {
           {
             namespace: info.namespace,
             name,
-            subresource: undefined,
+            subresource: "scale",
             preconditionFromObject: false,
             next: (cur) => withReplicas(rt, cur, body),
           },
@@ -252,7 +252,7 @@ const scale: SubresourceHandler = {
           {
             namespace: info.namespace,
             name,
-            subresource: undefined,
+            subresource: "scale",
             preconditionFromObject: false,
             next: (cur) =>
               withReplicas(rt, cur, applyPatchDocument(scaleRt, type, scaleOf(rt, cur), document)),

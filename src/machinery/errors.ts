@@ -180,10 +180,35 @@ export function renderValue(v: unknown): string {
   if (typeof v === "string") return JSON.stringify(v);
   if (v === undefined) return "null";
   if (typeof v === "object" && v !== null) {
-    const text = JSON.stringify(v);
-    return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+    return goLiteral(v) ?? JSON.stringify(v);
   }
   return String(v);
+}
+
+/** Go's `%#v` for string lists: `[]string{"a", "b"}`. */
+function goLiteral(v: object): string | undefined {
+  if (v instanceof GoStringMap) {
+    const entries = Object.entries(v.entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[string]string{${entries.map(([k, x]) => `${JSON.stringify(k)}:${JSON.stringify(x)}`).join(", ")}}`;
+  }
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string")) {
+    return `[]string{${v.map((x) => JSON.stringify(x)).join(", ")}}`;
+  }
+  return undefined;
+}
+
+/**
+ * A `map[string]string` value (labels, selectors) in a field error, rendered as Go prints it:
+ * `map[string]string{"app":"web"}`. Plain objects render as JSON (Go would name the struct).
+ */
+export class GoStringMap {
+  readonly entries: Record<string, string>;
+  constructor(entries: Record<string, string>) {
+    this.entries = entries;
+  }
+  toJSON(): Record<string, string> {
+    return this.entries;
+  }
 }
 
 /** 422 Invalid with one cause per field error, messages as apimachinery prints them. */

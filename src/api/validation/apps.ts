@@ -1,3 +1,4 @@
+import { GoStringMap } from "../../machinery/errors.ts";
 /** Spec validation of `apps/v1` (kubernetes `pkg/apis/apps/validation`). */
 
 import type { FieldError } from "../../machinery/errors.ts";
@@ -45,7 +46,7 @@ function checkSelectorMatchesTemplate(
   const labels = templateLabels(template);
   return selectorMatches(sel, labels)
     ? []
-    : [invalid(child(path, "metadata", "labels"), labels, SELECTOR_MISMATCH)];
+    : [invalid(child(path, "metadata", "labels"), new GoStringMap(labels), SELECTOR_MISMATCH)];
 }
 
 /** `ValidatePositiveIntOrPercent`: a non-negative int or a `N%` string. */
@@ -144,7 +145,9 @@ export function validateDaemonSet(ds: Obj, old?: Obj): FieldError[] {
   const sel = compileSelector(s.selector);
   const template = obj(s.template) ?? {};
   if (sel.kind !== "invalid" && !selectorMatches(sel, templateLabels(template))) {
-    errs.push(invalid("spec.template.metadata.labels", templateLabels(template), SELECTOR_MISMATCH));
+    errs.push(
+      invalid("spec.template.metadata.labels", new GoStringMap(templateLabels(template)), SELECTOR_MISMATCH),
+    );
   }
   if (selectorHasNoRequirements(s.selector)) {
     errs.push(invalid("spec.selector", s.selector, "empty selector is invalid for daemonset"));

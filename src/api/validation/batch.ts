@@ -1,3 +1,4 @@
+import { GoStringMap } from "../../machinery/errors.ts";
 /** Spec validation of `batch/v1` Job and CronJob (kubernetes `pkg/apis/batch/validation`). */
 
 import type { FieldError } from "../../machinery/errors.ts";
@@ -25,7 +26,7 @@ function spec(o: Obj): Obj {
 function hasLabel(labels: Record<string, string>, k: string, expected: string): FieldError[] {
   const path = key("spec.template.metadata.labels", k);
   if (!(k in labels)) return [required(path, `must be '${expected}'`)];
-  return labels[k] === expected ? [] : [invalid(path, sortedMap(labels), `must be '${expected}'`)];
+  return labels[k] === expected ? [] : [invalid(path, new GoStringMap(labels), `must be '${expected}'`)];
 }
 
 /** With a generated selector, the template must carry the uid and name labels the selector picks. */
@@ -83,7 +84,7 @@ function validateJobSpecWithSelector(s: Obj): FieldError[] {
     errs.push(
       invalid(
         "spec.template.metadata.labels",
-        sortedMap(labels),
+        new GoStringMap(labels),
         "`selector` does not match template `labels`",
       ),
     );

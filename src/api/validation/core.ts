@@ -1,3 +1,4 @@
+import { GoStringMap } from "../../machinery/errors.ts";
 /**
  * Spec validation of the `core/v1` kinds (kubernetes `pkg/apis/core/validation`). Metadata
  * is validated by the registry (`index.ts`); these functions check everything else.
@@ -923,7 +924,7 @@ export function validateReplicationController(rc: Obj): FieldError[] {
     errs.push(
       invalid(
         "spec.template.metadata.labels",
-        sortedMap(strMap(labels) ?? {}),
+        new GoStringMap(strMap(labels) ?? {}),
         "`selector` does not match template `labels`",
       ),
     );

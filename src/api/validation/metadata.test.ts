@@ -75,7 +75,7 @@ describe("validateObjectMeta on create", () => {
       name: "orphan and foreground together",
       meta: { name: "a", namespace: "d", finalizers: ["orphan", "foregroundDeletion"] },
       want: [
-        `metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set`,
+        `metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set`,
       ],
     },
     {

@@ -376,7 +376,7 @@ const cases: Case[] = [
     mutate: (o) => delete o.spec.selector,
     want: [
       "spec.selector: Required value",
-      'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
     ],
   },
   {
@@ -386,7 +386,7 @@ const cases: Case[] = [
       o.spec.selector.matchLabels.app = "other";
     },
     want: [
-      'spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match template `labels`',
+      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
     ],
   },
   {
@@ -733,7 +733,7 @@ const cases: Case[] = [
       o.spec.template.metadata.labels["job-name"] = "other";
     },
     want: [
-      `spec.template.metadata.labels[job-name]: Invalid value: {"batch.kubernetes.io/controller-uid":"${UID}","batch.kubernetes.io/job-name":"pi","controller-uid":"${UID}","job-name":"other"}: must be 'pi'`,
+      `spec.template.metadata.labels[job-name]: Invalid value: map[string]string{"batch.kubernetes.io/controller-uid":"${UID}", "batch.kubernetes.io/job-name":"pi", "controller-uid":"${UID}", "job-name":"other"}: must be 'pi'`,
     ],
   },
   {
@@ -854,7 +854,7 @@ const cases: Case[] = [
       o.spec.clusterIP = "10.96.0.11";
       o.spec.clusterIPs = ["10.96.0.11"];
     },
-    want: ['spec.clusterIPs[0]: Invalid value: ["10.96.0.11"]: may not change once set'],
+    want: ['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.11"}: may not change once set'],
   },
   {
     kind: "ConfigMap",
@@ -963,7 +963,7 @@ const cases: Case[] = [
       o.spec.selector = { app: "x" };
     },
     want: [
-      'spec.template.metadata.labels: Invalid value: {"app":"rc"}: `selector` does not match template `labels`',
+      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"rc"}: `selector` does not match template `labels`',
     ],
   },
   {
@@ -1132,7 +1132,7 @@ const cases: Case[] = [
     },
     want: [
       "spec.versions: Invalid value: ",
-      'status.storedVersions: Invalid value: ["v1alpha1"]: must have the storage version v1beta1',
+      'status.storedVersions: Invalid value: []string{"v1alpha1"}: must have the storage version v1beta1',
     ],
   },
   {
@@ -1278,7 +1278,7 @@ const cases: Case[] = [
       delete o.spec.template;
     },
     want: [
-      "spec.template.metadata.labels: Invalid value: {}: `selector` does not match template `labels`",
+      "spec.template.metadata.labels: Invalid value: map[string]string{}: `selector` does not match template `labels`",
       "spec.template.spec.terminationGracePeriodSeconds: Required value",
       "spec.template.spec.containers: Required value",
       "spec.template.spec.restartPolicy: Required value",
@@ -1383,7 +1383,7 @@ const cases: Case[] = [
     },
     want: [
       "spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook",
-      'spec.conversion.conversionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1',
+      'spec.conversion.conversionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
     ],
   },
   {

@@ -136,15 +136,15 @@ describe("ResourceInterpreterWebhookConfiguration", () => {
         },
       ],
       [
-        'webhooks[0].rules[0].operations: Invalid value: ["*","Prune"]: if \'*\' is present, must not specify other operations',
+        'webhooks[0].rules[0].operations: Invalid value: []string{"*", "Prune"}: if \'*\' is present, must not specify other operations',
         'webhooks[0].rules[0].operations[1]: Unsupported value: "Prune": supported values: "*", "AggregateStatus", "InterpretComponent", "InterpretDependency", "InterpretHealth", "InterpretReplica", "InterpretStatus", "Retain", "ReviseReplica"',
-        'webhooks[0].rules[0].apiGroups: Invalid value: ["*","apps"]: if \'*\' is present, must not specify other API groups',
+        'webhooks[0].rules[0].apiGroups: Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other API groups',
         "webhooks[0].rules[0].apiVersions[0]: Required value",
         "webhooks[0].rules[0].kinds: Required value",
         "webhooks[0].rules[1].operations: Required value",
         "webhooks[0].rules[1].apiGroups: Required value",
-        'webhooks[0].rules[1].apiVersions: Invalid value: ["*","v1"]: if \'*\' is present, must not specify other API versions',
-        'webhooks[0].rules[1].kinds: Invalid value: ["*","A",""]: if \'*\' is present, must not specify other kinds',
+        'webhooks[0].rules[1].apiVersions: Invalid value: []string{"*", "v1"}: if \'*\' is present, must not specify other API versions',
+        'webhooks[0].rules[1].kinds: Invalid value: []string{"*", "A", ""}: if \'*\' is present, must not specify other kinds',
         "webhooks[0].rules[1].kinds[2]: Required value",
       ],
     ],
@@ -200,7 +200,7 @@ describe("ResourceInterpreterWebhookConfiguration", () => {
       [
         'webhooks[0].interpreterContextVersions[1]: Invalid value: "v2": duplicate version',
         "webhooks[0].interpreterContextVersions[2]: Invalid value: \"V3\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-        'webhooks[0].interpreterContextVersions: Invalid value: ["v2","v2","V3"]: must include at least one of v1alpha1',
+        'webhooks[0].interpreterContextVersions: Invalid value: []string{"v2", "v2", "V3"}: must include at least one of v1alpha1',
       ],
     ],
   ];

@@ -187,7 +187,7 @@ describe("MultiClusterService", () => {
       undefined,
       [
         'spec.types[1]: Invalid value: "NodePort": ExposureType Error',
-        'spec.types: Invalid value: ["CrossCluster","NodePort"]: MultiClusterService types should not contain more than one type',
+        'spec.types: Invalid value: []string{"CrossCluster", "NodePort"}: MultiClusterService types should not contain more than one type',
       ],
     ],
     [
@@ -208,7 +208,7 @@ describe("MultiClusterService", () => {
       mcs({ types: ["LoadBalancer"] }, "foo", { loadBalancer: { ingress: [{ hostname: "Bad_Host" }] } }),
       mcs({ types: ["CrossCluster"] }),
       [
-        'spec.types: Invalid value: ["CrossCluster"]: MultiClusterService types are immutable',
+        'spec.types: Invalid value: []string{"CrossCluster"}: MultiClusterService types are immutable',
         "status.loadBalancer.ingress[0].hostname: Invalid value: \"Bad_Host\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
       ],
     ],
