@@ -44,6 +44,8 @@ export interface ApiServerOptions {
   controllers?: boolean;
   /** Install Karmada's CRDs (policy, work, config, ... groups). Default true. */
   karmada?: boolean;
+  /** Karmada's policy finalizers on (Cluster)PropagationPolicy create; only with a policy controller. Default false. */
+  policyFinalizers?: boolean;
   /** Compact history older than this many ms, every interval. Default 5 minutes; 0 disables. */
   compactionIntervalMs?: number;
 }
@@ -102,6 +104,9 @@ export class ApiServer {
           : karmadaAdmission({
               newUid: context.newUid,
               now: () => context.clock.now(),
+              // No policy controller runs yet to remove these finalizers; adding them would make
+              // policies undeletable. Turned on when the controller manager lands.
+              policyFinalizers: opts.policyFinalizers ?? false,
               listResourceInterpreterCustomizations: async () => {
                 const rt = registry.get("config.karmada.io", "v1alpha1", "resourceinterpretercustomizations");
                 return rt ? (await listObjects(context, rt, undefined, {})).items : [];

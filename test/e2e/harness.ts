@@ -223,6 +223,11 @@ export function watchStarted(
   s: TestServer,
   match: (r: RecordedRequest) => boolean,
   what: string,
+  since = 0,
 ): Promise<RecordedRequest> {
-  return eventually(async () => s.requests.find((r) => r.query.get("watch") === "true" && match(r)), what);
+  return eventually(
+    async () => s.requests.slice(since).find((r) => r.query.get("watch") === "true" && match(r)),
+    what,
+    200,
+  );
 }

@@ -8,6 +8,11 @@ export interface MutationContext {
   newUid(): string;
   /** Milliseconds since the epoch. */
   now(): number;
+  /**
+   * Add the policy controllers' finalizers on create (upstream does; default true). A control
+   * plane that runs no policy controller must not, or its policies could never be deleted.
+   */
+  policyFinalizers?: boolean;
 }
 
 /** The upstream feature gates these rules consult, with upstream's defaults. */

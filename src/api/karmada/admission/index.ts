@@ -105,6 +105,7 @@ function plugin(spec: PluginSpec, ctx: MutationContext): AdmissionPlugin {
 export function karmadaAdmission(deps: KarmadaAdmissionDeps): AdmissionPlugin[] {
   const features: AdmissionFeatures = { ...DEFAULT_FEATURES, ...deps.features };
   const ctx: MutationContext = { newUid: () => deps.newUid(), now: () => deps.now() };
+  if (deps.policyFinalizers !== undefined) ctx.policyFinalizers = deps.policyFinalizers;
   const specs: PluginSpec[] = [
     {
       name: WEBHOOK.propagationPolicy,

@@ -84,7 +84,9 @@ function mutatePolicy(
     const meta = policy.metadata;
     meta.labels = { ...meta.labels, [kind.permanentIdLabel]: ctx.newUid() };
     const finalizers = meta.finalizers ?? [];
-    if (!finalizers.includes(kind.finalizer)) meta.finalizers = [...finalizers, kind.finalizer];
+    if (ctx.policyFinalizers !== false && !finalizers.includes(kind.finalizer)) {
+      meta.finalizers = [...finalizers, kind.finalizer];
+    }
   }
 }
 

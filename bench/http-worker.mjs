@@ -1,0 +1,135 @@
+// The benchmark's HTTP clients, on their own thread so that they do not share the API
+// server's event loop: keep-alive POSTs from N concurrent clients, and watchers that count
+// delivered events (the server writes one JSON event per line). Plain JavaScript: a worker
+// does not inherit the tsx loader. Driven by bench/load.ts (LoadClient).
+import { Agent, request } from "node:http";
+import { parentPort, workerData } from "node:worker_threads";
+
+const { host, port, concurrency } = workerData;
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
+/** @type {{ counts: number[], requests: import("node:http").ClientRequest[], failure?: string, waiter?: () => void }} */
+let watch = { counts: [], requests: [] };
+
+function post(path, body) {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host,
+        port,
+        method: "POST",
+        path,
+        agent,
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json",
+          "Content-Length": Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        res.resume();
+        res.on("end", () => resolve(status));
+        res.on("error", () => resolve(0));
+      },
+    );
+    req.on("error", () => resolve(0));
+    req.end(body);
+  });
+}
+
+async function create({ path, bodies }) {
+  let next = 0;
+  let errors = 0;
+  let lastStatus = 0;
+  const start = performance.now();
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= bodies.length) return;
+      const status = await post(path, bodies[i]);
+      if (status !== 201) {
+        errors++;
+        lastStatus = status;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, bodies.length) }, worker));
+  return { ms: performance.now() - start, errors, lastStatus };
+}
+
+function openWatch({ path, watchers }) {
+  watch = { counts: new Array(watchers).fill(0), requests: [] };
+  const current = watch;
+  const opened = Array.from(
+    { length: watchers },
+    (_, w) =>
+      new Promise((resolve, reject) => {
+        const req = request({ host, port, path, agent: false }, (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            reject(new Error(`watch answered ${res.statusCode}`));
+            return;
+          }
+          res.on("data", (chunk) => {
+            let lines = 0;
+            for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+            current.counts[w] += lines;
+            current.waiter?.();
+          });
+          res.on("error", (err) => {
+            current.failure ??= err.message;
+            current.waiter?.();
+          });
+          resolve();
+        });
+        req.on("error", (err) => {
+          current.failure ??= err.message;
+          reject(err);
+        });
+        req.end();
+        current.requests.push(req);
+      }),
+  );
+  return Promise.all(opened).then(() => ({ watchers }));
+}
+
+function awaitWatch({ events, timeoutMs }) {
+  const current = watch;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      current.waiter = undefined;
+      resolve({
+        error: `watchers stalled: the slowest has ${Math.min(...current.counts)} of ${events} events`,
+      });
+    }, timeoutMs);
+    current.waiter = () => {
+      if (current.failure) {
+        clearTimeout(timer);
+        current.waiter = undefined;
+        resolve({ error: current.failure });
+      } else if (current.counts.every((c) => c >= events)) {
+        clearTimeout(timer);
+        current.waiter = undefined;
+        resolve({ doneAt: performance.timeOrigin + performance.now() });
+      }
+    };
+    current.waiter();
+  });
+}
+
+function closeWatch() {
+  for (const r of watch.requests) r.destroy();
+  watch = { counts: [], requests: [] };
+  return {};
+}
+
+const ops = { create, openWatch, awaitWatch, closeWatch };
+
+parentPort.on("message", async (msg) => {
+  try {
+    const result = await ops[msg.op](msg);
+    parentPort.postMessage({ id: msg.id, result });
+  } catch (err) {
+    parentPort.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
