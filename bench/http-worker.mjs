@@ -1,12 +1,14 @@
-// The benchmark's HTTP clients, on their own thread so that they do not share the API
-// server's event loop: keep-alive POSTs from N concurrent clients, and watchers that count
-// delivered events (the server writes one JSON event per line). Plain JavaScript: a worker
-// does not inherit the tsx loader. Driven by bench/load.ts (LoadClient).
+// The benchmark's HTTP clients, in their own process (as a load generator like wrk would
+// be) so that they share neither the API server's event loop nor its process: keep-alive
+// POSTs from N concurrent clients, and watchers that count delivered events (the server
+// writes one JSON event per line). Plain JavaScript: the child does not inherit the tsx
+// loader. Driven over IPC by bench/load.ts (LoadClient); the first message says where to go.
 import { Agent, request } from "node:http";
-import { parentPort, workerData } from "node:worker_threads";
 
-const { host, port, concurrency } = workerData;
-const agent = new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
+let host;
+let port;
+let agent;
+let concurrency = 1;
 /** @type {{ counts: number[], requests: import("node:http").ClientRequest[], failure?: string, waiter?: () => void }} */
 let watch = { counts: [], requests: [] };
 
@@ -123,13 +125,22 @@ function closeWatch() {
   return {};
 }
 
-const ops = { create, openWatch, awaitWatch, closeWatch };
+function init(msg) {
+  host = msg.host;
+  port = msg.port;
+  concurrency = msg.concurrency;
+  agent = new Agent({ keepAlive: true, maxSockets: msg.concurrency, maxFreeSockets: msg.concurrency });
+  return {};
+}
 
-parentPort.on("message", async (msg) => {
+const ops = { init, create, openWatch, awaitWatch, closeWatch };
+
+process.on("message", async (msg) => {
   try {
     const result = await ops[msg.op](msg);
-    parentPort.postMessage({ id: msg.id, result });
+    process.send({ id: msg.id, result });
   } catch (err) {
-    parentPort.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
+    process.send({ id: msg.id, error: err instanceof Error ? err.message : String(err) });
   }
 });
+process.on("disconnect", () => process.exit(0));

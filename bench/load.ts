@@ -1,10 +1,11 @@
 /**
  * Load generators for the benchmark: a pool of concurrent tasks, in-process handler calls,
  * single keep-alive HTTP requests, and LoadClient, which drives the HTTP clients and
- * watchers running on their own thread (bench/http-worker.mjs).
+ * watchers running in their own process (bench/http-worker.mjs).
  */
+
+import { type ChildProcess, fork } from "node:child_process";
 import { Agent, request } from "node:http";
-import { Worker } from "node:worker_threads";
 import { SYSTEM_ADMIN } from "../src/apiserver/context.ts";
 import type { ApiHandler } from "../src/apiserver/handler.ts";
 
@@ -108,16 +109,17 @@ interface WorkerReply {
   error?: string;
 }
 
-/** The HTTP client thread: `concurrency` keep-alive clients and any number of watchers. */
+/** The HTTP client process: `concurrency` keep-alive clients and any number of watchers. */
 export class LoadClient {
-  #worker: Worker;
+  #worker: ChildProcess;
   #next = 0;
   #pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
 
   constructor(target: HttpTarget, concurrency: number) {
-    this.#worker = new Worker(new URL("./http-worker.mjs", import.meta.url), {
-      workerData: { host: target.host, port: target.port, concurrency },
+    this.#worker = fork(new URL("./http-worker.mjs", import.meta.url), [], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    void this.#call("init", { host: target.host, port: target.port, concurrency });
     this.#worker.on("message", (m: WorkerReply) => {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);
@@ -134,7 +136,7 @@ export class LoadClient {
     const id = this.#next++;
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.#worker.postMessage({ op, id, ...args });
+      this.#worker.send({ op, id, ...args });
     });
   }
 
@@ -166,7 +168,9 @@ export class LoadClient {
   }
 
   async close(): Promise<void> {
-    await this.#worker.terminate();
+    const exited = new Promise((resolve) => this.#worker.once("exit", resolve));
+    this.#worker.disconnect();
+    await exited;
   }
 }
 

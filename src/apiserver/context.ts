@@ -64,6 +64,8 @@ export interface ServerContext {
   /** Five characters for `generateName` suffixes. */
   randomSuffix(): string;
   admission: AdmissionPlugin[];
+  /** What the server last saw of each namespace, for NamespaceLifecycle checks without a store read. */
+  namespaces?: ReadonlyMap<string, "active" | "terminating">;
   /** Called after an object was written (for in-process reactions such as CRD registration). */
   afterWrite?(rt: ResourceType, obj: StoredObject | undefined, old: StoredObject | undefined): void;
 }

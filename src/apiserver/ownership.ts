@@ -155,7 +155,6 @@ export function recordUpdate(
   old: StoredObject | undefined,
   who: WriteIdentity,
 ): void {
-  const entries = decodeEntries(old ? baseEntries(obj, old) : undefined);
   const key: EntryKey = {
     manager: who.manager,
     operation: "Update",
@@ -163,6 +162,14 @@ export function recordUpdate(
     subresource: who.subresource ?? "",
   };
   const id = identity(key);
+  if (!old) {
+    // A create: the writer owns everything it sent (and what defaulting added).
+    const { managedFields: _, ...metadata } = obj.metadata;
+    const fields = stripUntrackedFields(fieldSetOf({ ...obj, metadata }, trackedSchema(rt)));
+    setEntries(obj, [{ key, id, fields, time: rfc3339(who.now) }]);
+    return;
+  }
+  const entries = decodeEntries(baseEntries(obj, old));
   const managers: ManagerFields[] = entries.map((e) => ({ manager: e.id, fields: e.fields }));
   const strip = (o: StoredObject | undefined): StoredObject | undefined => {
     if (!o) return undefined;

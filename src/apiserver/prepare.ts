@@ -175,12 +175,16 @@ function podQosClass(pod: StoredObject): string {
 async function checkNamespace(server: ServerContext, rt: ResourceType, obj: StoredObject): Promise<void> {
   if (!rt.namespaced) return;
   const ns = obj.metadata.namespace!;
-  const nsType = server.registry.get("", "v1", "namespaces");
-  if (!nsType) return;
-  const { kv } = await server.store.get(storageKey(nsType, undefined, ns));
-  if (!kv) throw notFound({ group: "", resource: "namespaces" }, ns);
-  const nsObj = JSON.parse(kv.value) as StoredObject;
-  if (nsObj.metadata.deletionTimestamp) {
+  let state = server.namespaces?.get(ns);
+  if (state === undefined) {
+    // Not seen by the cache (yet): ask the store, as the cache may lag a create made a moment ago.
+    const nsType = server.registry.get("", "v1", "namespaces");
+    if (!nsType) return;
+    const { kv } = await server.store.get(storageKey(nsType, undefined, ns));
+    if (!kv) throw notFound({ group: "", resource: "namespaces" }, ns);
+    state = (JSON.parse(kv.value) as StoredObject).metadata.deletionTimestamp ? "terminating" : "active";
+  }
+  if (state === "terminating") {
     throw forbidden(
       { group: rt.group, resource: rt.plural },
       obj.metadata.name ?? "",

@@ -127,6 +127,8 @@ export class ApiServer {
         if (name) registry.setCrd(name, obj ? crdResourceTypes(obj) : []);
       }
     };
+    const namespacesWatch = await followNamespaces(context);
+    if (namespacesWatch) server.#stoppers.push(() => namespacesWatch.close());
     const servicesWatch = await followServices(context, serviceIps);
     if (servicesWatch) server.#stoppers.push(() => servicesWatch.close());
     await server.#loadCrds();
@@ -258,6 +260,33 @@ export class ApiServer {
     for (const stop of this.#stoppers.reverse()) await stop();
     this.#stoppers = [];
   }
+}
+
+/** Keeps `context.namespaces` current: every namespace now and every change after. */
+async function followNamespaces(context: ServerContext): Promise<Watch | undefined> {
+  const rt = context.registry.get("", "v1", "namespaces");
+  if (!rt) return undefined;
+  const states = new Map<string, "active" | "terminating">();
+  const prefix = storagePrefix(rt);
+  const stateOf = (value: string): "active" | "terminating" =>
+    (JSON.parse(value) as StoredObject).metadata.deletionTimestamp ? "terminating" : "active";
+  const { kvs, revision } = await context.store.list(prefix);
+  for (const kv of kvs) states.set(kv.key.slice(prefix.length), stateOf(kv.value));
+  context.namespaces = states;
+  return context.store.watch(prefix, revision, {
+    onEvents: (events) => {
+      for (const e of events) {
+        const name = e.kv.key.slice(prefix.length);
+        if (e.type === "delete") states.delete(name);
+        else states.set(name, stateOf(e.kv.value));
+      }
+    },
+    onError: (err) => {
+      // Without a live feed the cache would go stale: fall back to reading the store.
+      delete context.namespaces;
+      context.log.error(err, "namespace cache watch ended");
+    },
+  });
 }
 
 function definitionHash(def: CustomResourceDefinition): string {

@@ -87,7 +87,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** Go's `len(string)`: the UTF-8 byte length. */
 export function byteLength(s: string): number {
-  return new TextEncoder().encode(s).length;
+  return Buffer.byteLength(s, "utf8");
 }
 
 /** Integer value of an int-or-string holding an int, for port and percentage checks. */

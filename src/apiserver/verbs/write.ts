@@ -55,7 +55,7 @@ export async function createObject(
         storageKey(rt, obj.metadata.namespace, name),
         encodeForStorage(rt, obj),
       );
-      const created = decodeStored(rt, kv);
+      const created = withRevision(obj, kv.modRevision);
       server.afterWrite?.(rt, created, undefined);
       return created;
     } catch (err) {

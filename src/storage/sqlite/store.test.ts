@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runStoreConformance } from "../conformance.ts";
-import { CompactedError, type WatchEvent } from "../store.ts";
+import { CompactedError, KeyExistsError, type WatchEvent } from "../store.ts";
 import { CREATE_SCHEMA, SQL } from "./schema.ts";
 import { SqliteStore } from "./store.ts";
 
@@ -58,6 +58,27 @@ describe("SqliteStore", () => {
     for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
     for (const s of stores.splice(0)) await s.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("commits concurrent writes together, in call order, failing only the ones that must fail", async () => {
+    const s = open();
+    const events: WatchEvent[] = [];
+    const start = await s.currentRevision();
+    const w = s.watch("/g/", start, { onEvents: (evs) => events.push(...evs), onError: () => {} });
+    await s.create("/g/existing", "x");
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      s.create(i === 20 ? "/g/existing" : `/g/k${i}`, String(i)),
+    );
+    const results = await Promise.allSettled(writes);
+    expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
+    expect((results[20] as PromiseRejectedResult).reason).toBeInstanceOf(KeyExistsError);
+    const revisions = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.modRevision] : []));
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    expect(new Set(revisions).size).toBe(39);
+    expect(await s.currentRevision()).toBe(revisions.at(-1));
+    await until(() => events.length === 40, "every committed write's event");
+    w.close();
+    expect(events.map((e) => e.kv.modRevision)).toEqual([start + 1, ...revisions]);
   });
 
   it("reopens with the same state, revision and history", async () => {

@@ -89,6 +89,14 @@ export class SqliteStore implements Store {
   #compactBatchSize: number;
   #compaction: Promise<void> = Promise.resolve();
   #inTransaction: (fn: () => WatchEvent) => WatchEvent;
+  #inBatch: (fn: () => void) => void;
+  /** Writes waiting for the next group commit. */
+  #pending: Array<{
+    op: () => WatchEvent;
+    resolve: (e: WatchEvent) => void;
+    reject: (err: unknown) => void;
+  }> = [];
+  #flushScheduled = false;
   #progressTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -151,6 +159,7 @@ export class SqliteStore implements Store {
     this.#pruneSupersededStmt = db.prepare(SQL.pruneSuperseded);
     this.#pruneTombstonesStmt = db.prepare(SQL.pruneTombstones);
     this.#inTransaction = db.transaction((fn: () => WatchEvent) => fn());
+    this.#inBatch = db.transaction((fn: () => void) => fn());
 
     if (options.progressIntervalMs && options.progressIntervalMs > 0) {
       this.#progressTimer = setInterval(() => this.notifyProgress(), options.progressIntervalMs);
@@ -199,20 +208,19 @@ export class SqliteStore implements Store {
 
   async create(key: string, value: string): Promise<KeyValue> {
     this.#checkOpen();
-    const event = this.#write((): WatchEvent => {
+    const event = await this.#write((): WatchEvent => {
       const head = this.#headStmt.get(key);
       if (head && !head.deleted) throw new KeyExistsError(key);
       const revision = this.#revision + 1;
       this.#insert(revision, key, 1, 0, revision, head?.id ?? 0, value, null);
       return { type: "put", kv: { key, value, createRevision: revision, modRevision: revision } };
     });
-    this.#hub.publish(event);
     return event.kv;
   }
 
   async update(key: string, value: string, expectedRevision: number): Promise<KeyValue> {
     this.#checkOpen();
-    const event = this.#write((): WatchEvent => {
+    const event = await this.#write((): WatchEvent => {
       const prev = this.#current(key);
       if (!prev) throw new KeyNotFoundError(key);
       if (prev.modRevision !== expectedRevision) throw new RevisionMismatchError(key, prev);
@@ -221,13 +229,12 @@ export class SqliteStore implements Store {
       const kv = { key, value, createRevision: prev.createRevision, modRevision: revision };
       return { type: "put", kv, prevKv: prev };
     });
-    this.#hub.publish(event);
     return event.kv;
   }
 
   async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
     this.#checkOpen();
-    const event = this.#write((): WatchEvent => {
+    const event = await this.#write((): WatchEvent => {
       const prev = this.#current(key);
       if (!prev) throw new KeyNotFoundError(key);
       if (expectedRevision !== undefined && prev.modRevision !== expectedRevision) {
@@ -238,7 +245,6 @@ export class SqliteStore implements Store {
       const tombstone = { key, value: "", createRevision: prev.createRevision, modRevision: revision };
       return { type: "delete", kv: tombstone, prevKv: prev };
     });
-    this.#hub.publish(event);
     return { ...event.prevKv!, modRevision: event.kv.modRevision };
   }
 
@@ -305,6 +311,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // Writes already accepted are committed before the file closes.
+    this.#flush();
     this.#closed = true;
     if (this.#progressTimer) clearInterval(this.#progressTimer);
     this.#hub.closeAll(new Error("store closed"));
@@ -335,11 +343,59 @@ export class SqliteStore implements Store {
     if (!this.#closed) this.#db.pragma("wal_checkpoint(TRUNCATE)");
   }
 
-  /** Runs one write in a transaction and advances the revision only once it committed. */
-  #write(fn: () => WatchEvent): WatchEvent {
-    const event = this.#inTransaction(fn);
-    this.#revision = event.kv.modRevision;
-    return event;
+  /**
+   * Group commit: writes arriving in the same turn of the event loop share one transaction
+   * (each in its own savepoint, so one failing write leaves the others alone), which costs
+   * one WAL append instead of one per write. A write resolves, and its watch event goes out,
+   * only after the transaction committed; the revision advances only then.
+   */
+  #write(op: () => WatchEvent): Promise<WatchEvent> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ op, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0) return;
+    if (this.#closed) {
+      for (const item of batch) item.reject(new Error("store is closed"));
+      return;
+    }
+    const before = this.#revision;
+    const outcomes: Array<{ event?: WatchEvent; error?: unknown }> = [];
+    try {
+      this.#inBatch(() => {
+        for (const item of batch) {
+          try {
+            const event = this.#inTransaction(item.op);
+            this.#revision = event.kv.modRevision;
+            outcomes.push({ event });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      });
+    } catch (err) {
+      this.#revision = before;
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.event) {
+        this.#hub.publish(outcome.event);
+        item.resolve(outcome.event);
+      } else {
+        item.reject(outcome.error);
+      }
+    });
   }
 
   #insert(
