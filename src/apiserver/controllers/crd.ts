@@ -12,7 +12,7 @@ import { decodeStored } from "../objects.ts";
 import { type ResourceType, storagePrefix } from "../resource-type.ts";
 import { CRD_CLEANUP_FINALIZER, deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
-import { updateObject } from "../verbs/write.ts";
+import { systemWriter } from "./writer.ts";
 
 interface Condition {
   type: string;
@@ -51,12 +51,7 @@ function desiredConditions(now: string, existing: Condition[], terminating: bool
 
 export function startCrdController(server: ServerContext): () => void {
   const crdType = server.registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
-  const ctx = requestContext();
-  const opts = {
-    dryRun: false,
-    fieldValidation: "Ignore" as const,
-    fieldManager: "karmada-ts-crd-controller",
-  };
+  const writer = systemWriter(server, "apiextensions-controller");
 
   const reconcile = async (name: string): Promise<{ requeueAfterMs: number } | undefined> => {
     let crd: StoredObject;
@@ -71,25 +66,7 @@ export function startCrdController(server: ServerContext): () => void {
       if (!(crd.metadata.finalizers ?? []).includes(CRD_CLEANUP_FINALIZER)) return undefined;
       const remaining = await deleteInstances(server, spec);
       if (remaining > 0) return { requeueAfterMs: 200 };
-      await updateObject(
-        server,
-        ctx,
-        crdType,
-        {
-          namespace: undefined,
-          name,
-          subresource: undefined,
-          preconditionFromObject: false,
-          next: (cur) => ({
-            ...cur,
-            metadata: {
-              ...cur.metadata,
-              finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== CRD_CLEANUP_FINALIZER),
-            },
-          }),
-        },
-        opts,
-      );
+      await writer.removeFinalizer(crdType, crd, CRD_CLEANUP_FINALIZER);
       return undefined;
     }
     const status = isObject(crd.status) ? crd.status : {};
@@ -107,19 +84,7 @@ export function startCrdController(server: ServerContext): () => void {
       storedVersions: storage && !stored.includes(storage) ? [...stored, storage] : stored,
     };
     if (JSON.stringify(desired) === JSON.stringify(status)) return undefined;
-    await updateObject(
-      server,
-      ctx,
-      crdType,
-      {
-        namespace: undefined,
-        name,
-        subresource: "status",
-        preconditionFromObject: false,
-        next: (cur) => ({ ...cur, status: desired }),
-      },
-      opts,
-    );
+    await writer.change(crdType, crd, (cur) => ({ ...cur, status: desired }), "status");
     return undefined;
   };
 

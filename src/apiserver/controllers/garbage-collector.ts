@@ -16,7 +16,7 @@ import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { type ResourceType, storageKey, storagePrefix } from "../resource-type.ts";
 import { deleteObject, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../verbs/delete.ts";
-import { updateObject } from "../verbs/write.ts";
+import { systemWriter } from "./writer.ts";
 
 interface Dependent {
   namespace: string | undefined;
@@ -33,11 +33,7 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
   const dependents = new Map<string, Dependent>();
   const byOwner = new Map<string, Set<string>>();
   const ctx = requestContext();
-  const opts = {
-    dryRun: false,
-    fieldValidation: "Ignore" as const,
-    fieldManager: "generic-garbage-collector",
-  };
+  const writer = systemWriter(server, "generic-garbage-collector");
 
   function typeOfKey(key: string): ResourceType | undefined {
     const types = server.registry.byStorage(storageResourceOf(key));
@@ -123,25 +119,7 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     }
     if (dangling.length > 0) {
       const gone = new Set(dangling.map((d) => d.uid));
-      await updateObject(
-        server,
-        ctx,
-        rt,
-        {
-          namespace: obj.metadata.namespace,
-          name,
-          subresource: undefined,
-          preconditionFromObject: false,
-          next: (cur) => ({
-            ...cur,
-            metadata: {
-              ...cur.metadata,
-              ownerReferences: (cur.metadata.ownerReferences ?? []).filter((o) => !gone.has(o.uid)),
-            },
-          }),
-        },
-        opts,
-      ).catch(ignoreGone);
+      await writer.change(rt, obj, (cur) => withoutOwners(cur, gone)).catch(ignoreGone);
       return;
     }
     // Every remaining owner is being deleted in the foreground: this dependent goes first, the same way.
@@ -167,25 +145,7 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
         if (!dep.kv) continue;
         const d = decodeKv(dep.kv);
         if (!d) continue;
-        await updateObject(
-          server,
-          ctx,
-          d.rt,
-          {
-            namespace: d.obj.metadata.namespace,
-            name: d.obj.metadata.name!,
-            subresource: undefined,
-            preconditionFromObject: false,
-            next: (cur) => ({
-              ...cur,
-              metadata: {
-                ...cur.metadata,
-                ownerReferences: (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== uid),
-              },
-            }),
-          },
-          opts,
-        ).catch(ignoreGone);
+        await writer.change(d.rt, d.obj, (cur) => withoutOwners(cur, new Set([uid]))).catch(ignoreGone);
       }
       await removeFinalizer(rt, obj, ORPHAN_FINALIZER);
       return undefined;
@@ -209,25 +169,7 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
   }
 
   async function removeFinalizer(rt: ResourceType, obj: StoredObject, finalizer: string): Promise<void> {
-    await updateObject(
-      server,
-      ctx,
-      rt,
-      {
-        namespace: obj.metadata.namespace,
-        name: obj.metadata.name!,
-        subresource: undefined,
-        preconditionFromObject: false,
-        next: (cur) => ({
-          ...cur,
-          metadata: {
-            ...cur.metadata,
-            finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer),
-          },
-        }),
-      },
-      opts,
-    ).catch(ignoreGone);
+    await writer.removeFinalizer(rt, obj, finalizer).catch(ignoreGone);
   }
 
   const queue = new WorkQueue(
@@ -300,6 +242,16 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
   return () => {
     watch.close();
     queue.stop();
+  };
+}
+
+function withoutOwners(obj: StoredObject, uids: Set<string>): StoredObject {
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      ownerReferences: (obj.metadata.ownerReferences ?? []).filter((o) => !uids.has(o.uid)),
+    },
   };
 }
 

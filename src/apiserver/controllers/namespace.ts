@@ -11,7 +11,7 @@ import { decodeStored } from "../objects.ts";
 import { storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
-import { updateObject } from "../verbs/write.ts";
+import { systemWriter } from "./writer.ts";
 
 export const NAMESPACE_FINALIZER = "kubernetes";
 
@@ -26,7 +26,7 @@ interface Condition {
 export function startNamespaceController(server: ServerContext): () => void {
   const nsType = server.registry.get("", "v1", "namespaces")!;
   const ctx = requestContext();
-  const opts = { dryRun: false, fieldValidation: "Ignore" as const, fieldManager: "namespace-controller" };
+  const writer = systemWriter(server, "namespace-controller");
 
   async function setConditions(ns: StoredObject, conditions: Condition[]): Promise<void> {
     const status = isObject(ns.status) ? ns.status : {};
@@ -44,21 +44,11 @@ export function startNamespaceController(server: ServerContext): () => void {
       JSON.stringify(existing.map(({ lastTransitionTime: _, ...c }) => c))
     )
       return;
-    await updateObject(
-      server,
-      ctx,
+    await writer.change(
       nsType,
-      {
-        namespace: undefined,
-        name: ns.metadata.name!,
-        subresource: "status",
-        preconditionFromObject: false,
-        next: (cur) => ({
-          ...cur,
-          status: { ...(isObject(cur.status) ? cur.status : {}), conditions: merged },
-        }),
-      },
-      opts,
+      ns,
+      (cur) => ({ ...cur, status: { ...(isObject(cur.status) ? cur.status : {}), conditions: merged } }),
+      "status",
     );
   }
 
@@ -145,27 +135,22 @@ export function startNamespaceController(server: ServerContext): () => void {
         return { requeueAfterMs: 500 };
       }
     }
-    await updateObject(
-      server,
-      ctx,
-      nsType,
-      {
-        namespace: undefined,
-        name,
-        subresource: "finalize",
-        preconditionFromObject: false,
-        next: (cur) => ({
+    await writer
+      .change(
+        nsType,
+        ns,
+        (cur) => ({
           ...cur,
           spec: {
             ...(isObject(cur.spec) ? cur.spec : {}),
             finalizers: specFinalizers.filter((f) => f !== NAMESPACE_FINALIZER),
           },
         }),
-      },
-      opts,
-    ).catch((err) => {
-      if (!isNotFound(err)) throw err;
-    });
+        "finalize",
+      )
+      .catch((err) => {
+        if (!isNotFound(err)) throw err;
+      });
     return undefined;
   };
 
