@@ -3,14 +3,7 @@
  * tests and in-process callers can use it without HTTP. `http.ts` adapts it to node:http.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
-import {
-  ApiError,
-  badRequest,
-  internalError,
-  methodNotAllowed,
-  notFound,
-  pathNotFound,
-} from "../machinery/errors.ts";
+import { ApiError, badRequest, internalError, methodNotAllowed, pathNotFound } from "../machinery/errors.ts";
 import { isReviewKind } from "./builtin-types.ts";
 import { decodeObjectBody, decodeOptionsBody, listEnvelope, partialMetadata } from "./codec.ts";
 import type { RequestContext, ServerContext, UserInfo } from "./context.ts";
@@ -430,10 +423,5 @@ export class ApiHandler {
         },
       },
     };
-  }
-
-  /** 404 for an object, named as Kubernetes names it. */
-  notFound(rt: ResourceType, name: string): ApiError {
-    return notFound(resourceRef(rt), name);
   }
 }

@@ -6,7 +6,7 @@
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { badRequest, conflict, methodNotAllowed, OBJECT_MODIFIED } from "../machinery/errors.ts";
 import { fromLabelSelector, type LabelSelector, selectorToString } from "../machinery/labels.ts";
-import { decodeObjectBody } from "./codec.ts";
+import { decodeObjectBody, parseDocument } from "./codec.ts";
 import type { RequestContext } from "./context.ts";
 import type { ApiHandler, ApiRequest, ApiResponse } from "./handler.ts";
 import type { ResourceRequest } from "./request-info.ts";
@@ -244,7 +244,7 @@ const scale: SubresourceHandler = {
       }
       case "patch": {
         const type = req.headers["content-type"]?.includes("json-patch") ? "json" : "merge";
-        const document = JSON.parse((req.body ?? Buffer.alloc(0)).toString("utf8") || "{}") as unknown;
+        const document = parseDocument((req.body ?? Buffer.alloc(0)).toString("utf8") || "{}", "json");
         const updated = await updateObject(
           h.server,
           ctx,
