@@ -65,6 +65,27 @@ describe.skipIf(!haveEtcd)(title, () => {
       for (const s of stores.splice(0)) await s.close();
     });
 
+    it("shares one stream among watchers of recent revisions, and replays the recent past from it", async () => {
+      const s = open();
+      const first = collect(s, "/f/", await s.currentRevision());
+      // Give the shared stream time to learn where it starts.
+      await new Promise((r) => setTimeout(r, 300));
+      const a = await s.create("/f/a", "1");
+      const b = await s.create("/f/b", "2");
+      await until(() => first.events.length === 2, "the first watcher's events");
+      const late = collect(s, "/f/", a.modRevision);
+      const many = Array.from({ length: 20 }, () => collect(s, "/f/", b.modRevision));
+      await s.create("/f/c", "3");
+      await s.create("/g/other", "x");
+      await until(
+        () => late.events.length === 2 && many.every((w) => w.events.length === 1),
+        "shared-stream events",
+      );
+      expect(late.events.map((e) => e.kv.value)).toEqual(["2", "3"]);
+      for (const w of many) expect(w.events.map((e) => e.kv.key)).toEqual(["/f/c"]);
+      for (const w of [first, late, ...many]) w.close();
+    });
+
     it("keeps control planes that share an etcd apart by key prefix", async () => {
       const a = open({ prefix: "/plane-a" });
       const ab = open({ prefix: "/plane-ab/" });

@@ -13,6 +13,7 @@ import {
   type WatchEvent,
   type WatchHandlers,
 } from "../store.ts";
+import { WatchHub } from "../watch-hub.ts";
 import { EtcdError, EtcdGateway, type EtcdTls } from "./gateway.ts";
 import {
   type Compare,
@@ -45,6 +46,11 @@ export interface EtcdStoreOptions {
   requestTimeoutMs?: number;
   /** Reconnects a watch tries (across members, with backoff) before it reports an error. Default 10. */
   watchReconnectAttempts?: number;
+  /**
+   * Recent events the shared watch stream keeps for watchers starting a little in the past.
+   * Default 10000; 0 gives every watcher its own etcd stream.
+   */
+  sharedWatchBuffer?: number;
 }
 
 const COMPACTED = "required revision has been compacted";
@@ -60,6 +66,9 @@ export class EtcdStore implements Store {
   #gateway: EtcdGateway;
   #prefixBytes: Buffer;
   #watches = new Set<EtcdWatch>();
+  /** One etcd watch over every key, fanned out in process to watchers of recent revisions. */
+  #feed: SharedFeed | undefined;
+  #feedSize: number;
   #reconnectAttempts: number;
   /** A revision known to be at or below the compacted one; the search for it starts here. */
   #compactedFloor = 1;
@@ -70,6 +79,7 @@ export class EtcdStore implements Store {
     this.prefix = prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`;
     this.#prefixBytes = Buffer.from(this.prefix, "utf8");
     this.#reconnectAttempts = options.watchReconnectAttempts ?? 10;
+    this.#feedSize = options.sharedWatchBuffer ?? 10_000;
     this.#gateway = new EtcdGateway({
       endpoints: options.endpoints,
       ...(options.tls !== undefined && { tls: options.tls }),
@@ -160,6 +170,44 @@ export class EtcdStore implements Store {
       queueMicrotask(() => handlers.onError(new Error("store is closed")));
       return { close() {} };
     }
+    // Watchers of recent revisions share one etcd stream; the rest (old history, or before
+    // the shared stream is up) get their own, which replays history from etcd.
+    const feed = this.#sharedFeed();
+    if (feed?.covers(afterRevision)) return feed.add(prefix, afterRevision, handlers);
+    return this.#ownWatch(prefix, afterRevision, handlers);
+  }
+
+  /** Starts the shared stream on first use; undefined until it knows where it starts. */
+  #sharedFeed(): SharedFeed | undefined {
+    if (this.#feedSize <= 0) return undefined;
+    if (!this.#feed) {
+      const feed = new SharedFeed(this.#feedSize);
+      this.#feed = feed;
+      this.currentRevision().then(
+        (revision) => {
+          if (this.#closed || this.#feed !== feed) return;
+          feed.begin(
+            revision,
+            this.#ownWatch("", revision, {
+              onEvents: (events) => feed.publish(events),
+              onProgress: (r) => feed.progress(r),
+              onError: (err) => {
+                // The stream is gone for good: its watchers hear it; the next watch starts afresh.
+                if (this.#feed === feed) this.#feed = undefined;
+                feed.fail(err);
+              },
+            }),
+          );
+        },
+        () => {
+          if (this.#feed === feed) this.#feed = undefined;
+        },
+      );
+    }
+    return this.#feed.ready ? this.#feed : undefined;
+  }
+
+  #ownWatch(prefix: string, afterRevision: number, handlers: WatchHandlers): Watch {
     const watch = new EtcdWatch({
       gateway: this.#gateway,
       request: {
@@ -228,6 +276,8 @@ export class EtcdStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#feed?.fail(new Error("store closed"));
+    this.#feed = undefined;
     for (const w of this.#watches) w.fail(new Error("store closed"));
     this.#watches.clear();
     this.#gateway.close();
@@ -314,6 +364,63 @@ interface EtcdWatchOptions {
   decode: (e: WireEvent) => WatchEvent;
   reconnectAttempts: number;
   onDone: (w: EtcdWatch) => void;
+}
+
+/**
+ * The shared stream's in-process side: recent events kept for watchers that start a little
+ * in the past, live events fanned out through a WatchHub.
+ */
+class SharedFeed {
+  #hub = new WatchHub();
+  #buffer: WatchEvent[] = [];
+  #limit: number;
+  /** Every event after this revision is in the buffer or yet to come. */
+  #from = Number.POSITIVE_INFINITY;
+  #source: Watch | undefined;
+  ready = false;
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  begin(revision: number, source: Watch): void {
+    this.#from = revision;
+    this.#source = source;
+    this.ready = true;
+  }
+
+  covers(afterRevision: number): boolean {
+    return this.ready && afterRevision >= this.#from;
+  }
+
+  add(prefix: string, afterRevision: number, handlers: WatchHandlers): Watch {
+    const history = this.#buffer.filter(
+      (e) => e.kv.modRevision > afterRevision && e.kv.key.startsWith(prefix),
+    );
+    return this.#hub.add(prefix, afterRevision, history, handlers);
+  }
+
+  publish(events: WatchEvent[]): void {
+    for (const e of events) {
+      this.#buffer.push(e);
+      this.#hub.publish(e);
+    }
+    const excess = this.#buffer.length - this.#limit;
+    if (excess > 0) {
+      this.#from = this.#buffer[excess - 1]!.kv.modRevision;
+      this.#buffer.splice(0, excess);
+    }
+  }
+
+  progress(revision: number): void {
+    this.#hub.progress(revision);
+  }
+
+  fail(err: Error): void {
+    this.ready = false;
+    this.#source?.close();
+    this.#hub.closeAll(err);
+  }
 }
 
 /**
