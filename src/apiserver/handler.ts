@@ -254,7 +254,13 @@ export class ApiHandler {
     if (rt.deprecationWarning) ctx.warnings.push(rt.deprecationWarning);
     if (info.subresource !== undefined) {
       const sub = subresourceHandlers[info.subresource];
-      if (!sub || !sub.supports(rt)) throw pathNotFound();
+      if (!sub || !sub.supports(rt)) {
+        // Advertised (as Kubernetes does) but not served here yet: say so rather than "not found".
+        if (rt.extraSubresources.some((x) => x.name === info.subresource)) {
+          throw methodNotAllowed(info.verb, { group: rt.group, resource: `${rt.plural}/${info.subresource}` });
+        }
+        throw pathNotFound();
+      }
       return sub.handle(this, req, ctx, rt, info);
     }
     const verbAllowed = rt.verbs.includes(info.verb);
