@@ -257,7 +257,10 @@ export class ApiHandler {
       if (!sub || !sub.supports(rt)) {
         // Advertised (as Kubernetes does) but not served here yet: say so rather than "not found".
         if (rt.extraSubresources.some((x) => x.name === info.subresource)) {
-          throw methodNotAllowed(info.verb, { group: rt.group, resource: `${rt.plural}/${info.subresource}` });
+          throw methodNotAllowed(info.verb, {
+            group: rt.group,
+            resource: `${rt.plural}/${info.subresource}`,
+          });
         }
         throw pathNotFound();
       }

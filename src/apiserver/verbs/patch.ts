@@ -15,14 +15,14 @@ import {
 import { applyMergePatch } from "../../machinery/merge-patch.ts";
 import { applyStrategicMergePatch } from "../../machinery/strategic-merge-patch.ts";
 import { parseDocument } from "../codec.ts";
-import type { RequestContext } from "../context.ts";
+import type { RequestContext, ServerContext } from "../context.ts";
 import type { ApiHandler, ApiRequest } from "../handler.ts";
 import { mediaTypeOf, PATCH_TYPES } from "../negotiation.ts";
 import { applyConfig } from "../ownership.ts";
 import { checkTypeMeta } from "../prepare.ts";
 import type { ResourceRequest } from "../request-info.ts";
 import type { ResourceType } from "../resource-type.ts";
-import { createObject, updateObject } from "./write.ts";
+import { createObject, updateObject, type WriteOptions } from "./write.ts";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 
@@ -82,6 +82,7 @@ function patchError(rt: ResourceType, current: StoredObject, e: unknown): unknow
   return e;
 }
 
+/** PATCH from an HTTP request: the content type picks the patch flavour. */
 export async function patchObject(
   h: ApiHandler,
   req: ApiRequest,
@@ -92,17 +93,58 @@ export async function patchObject(
 ): Promise<{ object: StoredObject; created: boolean }> {
   const type = patchTypeOf(rt, req.headers["content-type"]);
   const q = req.query;
-  const opts = h.writeOptions(q, ctx);
   const force = q.get("force");
-  if (force !== null && type !== "apply") {
+  const text = (req.body ?? Buffer.alloc(0)).toString("utf8");
+  if (text.trim() === "") throw badRequest("the patch document is empty");
+  const document = parseDocument(text, type === "apply" ? "yaml" : "json");
+  return patchWith(h.server, ctx, rt, {
+    namespace: info.namespace,
+    name: info.name!,
+    subresource,
+    type,
+    document,
+    force: force === null ? undefined : force === "true",
+    options: h.writeOptions(q, ctx),
+    explicitFieldManager: q.get("fieldManager") !== null && q.get("fieldManager") !== "",
+  });
+}
+
+export interface PatchRequest {
+  namespace: string | undefined;
+  name: string;
+  subresource: string | undefined;
+  type: PatchType;
+  /** The decoded patch document (an array of operations for JSON patch, an object otherwise). */
+  document: unknown;
+  /** Only for apply; undefined when not given. */
+  force: boolean | undefined;
+  options: WriteOptions;
+  /** Whether the caller named a field manager (apply requires one). */
+  explicitFieldManager: boolean;
+}
+
+/** PATCH with a decoded document: what the HTTP handler and the in-process client share. */
+export async function patchWith(
+  server: ServerContext,
+  ctx: RequestContext,
+  rt: ResourceType,
+  req: PatchRequest,
+): Promise<{ object: StoredObject; created: boolean }> {
+  if (req.type === "strategic" && !rt.builtin) {
+    throw unsupportedMediaType(PATCH_TYPES.strategic, [
+      PATCH_TYPES.json,
+      PATCH_TYPES.merge,
+      PATCH_TYPES.apply,
+    ]);
+  }
+  if (req.force !== undefined && req.type !== "apply") {
     throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
       { type: "FieldValueForbidden", field: "force", detail: "may not be specified for non-apply patch" },
     ]);
   }
-  const text = (req.body ?? Buffer.alloc(0)).toString("utf8");
-  if (text.trim() === "") throw badRequest("the patch document is empty");
-  const document = parseDocument(text, type === "apply" ? "yaml" : "json");
-  if (type === "json") {
+  const { document, name, subresource } = req;
+  const opts = req.options;
+  if (req.type === "json") {
     try {
       decodeJsonPatch(document);
     } catch (e) {
@@ -111,15 +153,14 @@ export async function patchObject(
   } else if (!isObject(document)) {
     throw badRequest(`the patch document must be a JSON object`);
   }
-  const name = info.name!;
 
-  if (type === "apply") {
-    if (!q.get("fieldManager")) {
+  if (req.type === "apply") {
+    if (!req.explicitFieldManager) {
       throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
         { type: "FieldValueRequired", field: "fieldManager", detail: "is required for apply patch" },
       ]);
     }
-    const config = document as StoredObject;
+    const config = structuredClone(document) as StoredObject;
     checkTypeMeta(rt, config);
     if (config.metadata.name && config.metadata.name !== name) {
       throw badRequest(
@@ -130,28 +171,28 @@ export async function patchObject(
       throw badRequest("metadata.managedFields must be nil");
     }
     let created = false;
-    const now = () => h.server.clock.now();
+    const now = () => server.clock.now();
+    const force = req.force === true;
     const applyOpts = { ...opts, applied: true };
     const object = await updateObject(
-      h.server,
+      server,
       ctx,
       rt,
       {
-        namespace: info.namespace,
+        namespace: req.namespace,
         name,
         subresource,
         preconditionFromObject: false,
-        next: (current) =>
-          applyConfig(rt, current, config, opts.fieldManager, force === "true", subresource, now()),
+        next: (current) => applyConfig(rt, current, config, opts.fieldManager, force, subresource, now()),
         create: async () => {
           created = true;
           const fresh = structuredClone(config);
           fresh.metadata.name = name;
           return createObject(
-            h.server,
+            server,
             ctx,
             rt,
-            info.namespace,
+            req.namespace,
             applyConfig(rt, undefined, fresh, opts.fieldManager, true, subresource, now()),
             applyOpts,
           );
@@ -162,12 +203,13 @@ export async function patchObject(
     return { object, created };
   }
 
+  const type = req.type;
   const object = await updateObject(
-    h.server,
+    server,
     ctx,
     rt,
     {
-      namespace: info.namespace,
+      namespace: req.namespace,
       name,
       subresource,
       preconditionFromObject: false,
