@@ -1,0 +1,97 @@
+/**
+ * The controller loop, written once: informer events become keys on a work queue; workers
+ * call `reconcile(ctx, key)`; a thrown error retries with backoff, a `TerminalError` is
+ * logged and dropped, `requeueAfterMs` brings the key back later.
+ */
+import type { StoredObject } from "../api/meta.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import { TerminalError } from "../machinery/errors.ts";
+import { type Informer, objectKey } from "./informer.ts";
+import { type RequeueResult, WorkQueue } from "./queue.ts";
+
+export interface ReconcileContext {
+  log: Logger;
+  /** Aborted when the controller stops. */
+  signal: AbortSignal;
+}
+
+export type ReconcileResult = RequeueResult | undefined | void;
+
+export interface Controller {
+  name: string;
+  /** The primary resource: its objects' keys (`namespace/name` or `name`) are reconciled. */
+  for: Informer;
+  /** Other resources whose changes concern some primary keys. */
+  watches?: Array<{ informer: Informer; map: (obj: StoredObject) => string[] }>;
+  workers?: number;
+  reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult>;
+}
+
+export interface RunningController {
+  readonly name: string;
+  readonly queue: WorkQueue;
+  enqueue(key: string): void;
+  stop(): void;
+}
+
+export function runController(c: Controller, deps: { log?: Logger } = {}): RunningController {
+  const log = (deps.log ?? silentLogger).child({ controller: c.name });
+  const abort = new AbortController();
+  const queue = new WorkQueue(
+    async (key) => {
+      const result = await c.reconcile({ log: log.child({ key }), signal: abort.signal }, key);
+      return result ?? undefined;
+    },
+    {
+      workers: c.workers ?? 1,
+      baseDelayMs: 5,
+      maxDelayMs: 60_000,
+      onError: (key, err, attempt) => {
+        if (err instanceof TerminalError) {
+          log.error(err, "reconcile failed for good", { key });
+          return false;
+        }
+        log.warn("reconcile failed, retrying", {
+          key,
+          attempt,
+          err: err instanceof Error ? err.message : String(err),
+        });
+        return true;
+      },
+    },
+  );
+  const removers: Array<() => void> = [];
+  const enqueueObject = (obj: StoredObject): void => queue.add(objectKey(obj));
+  removers.push(
+    c.for.addHandler({
+      onAdd: enqueueObject,
+      onUpdate: (_old, obj) => enqueueObject(obj),
+      onDelete: enqueueObject,
+    }),
+  );
+  for (const w of c.watches ?? []) {
+    const enqueueMapped = (obj: StoredObject): void => {
+      for (const key of w.map(obj)) queue.add(key);
+    };
+    removers.push(
+      w.informer.addHandler({
+        onAdd: enqueueMapped,
+        onUpdate: (old, obj) => {
+          enqueueMapped(old);
+          enqueueMapped(obj);
+        },
+        onDelete: enqueueMapped,
+      }),
+    );
+  }
+  return {
+    name: c.name,
+    queue,
+    enqueue: (key) => queue.add(key),
+    stop: () => {
+      abort.abort();
+      for (const r of removers) r();
+      queue.stop();
+    },
+  };
+}

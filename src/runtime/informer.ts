@@ -1,0 +1,364 @@
+/**
+ * Shared informers: list then watch a resource, keep a read-only cache with indexes, tell
+ * handlers what changed, resume watches from the last revision, relist after 410 Gone,
+ * resync periodically. One informer per (resource, namespace, selectors) via the factory.
+ */
+import type { StoredObject } from "../api/meta.ts";
+import type { Client, ResourceRef, WatchEvent, WatchHandle } from "../client/client.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import { isExpired } from "../machinery/errors.ts";
+
+export interface EventHandlers {
+  onAdd?(obj: StoredObject): void;
+  onUpdate?(old: StoredObject, obj: StoredObject): void;
+  onDelete?(obj: StoredObject): void;
+}
+
+/** Returns the index values of an object (e.g. owner uids, the clusters a binding targets). */
+export type IndexFunc = (obj: StoredObject) => string[];
+
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Re-deliver every cached object as an update this often (0: never). */
+  resyncMs?: number;
+  indexers?: Record<string, IndexFunc>;
+  /** Deep-freeze cached objects so that mutating them throws (tests and development). */
+  freeze?: boolean;
+  /** How long each watch request lasts before the informer re-watches (default: random 5-10 minutes). */
+  watchTimeoutSeconds?: number;
+  log?: Logger;
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects: the key controllers work on. */
+export function objectKey(obj: Pick<StoredObject, "metadata">): string {
+  const ns = obj.metadata.namespace;
+  return ns ? `${ns}/${obj.metadata.name}` : (obj.metadata.name ?? "");
+}
+
+export function splitKey(key: string): { namespace: string | undefined; name: string } {
+  const slash = key.indexOf("/");
+  return slash < 0
+    ? { namespace: undefined, name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
+
+const LIST_PAGE = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+export class Informer {
+  readonly resource: ResourceRef;
+  #client: Client;
+  #opts: InformerOptions;
+  #log: Logger;
+  #items = new Map<string, StoredObject>();
+  #indexers: Record<string, IndexFunc> = {};
+  #indexes = new Map<string, Map<string, Set<string>>>();
+  #handlers = new Set<EventHandlers>();
+  #resourceVersion = "";
+  #synced = false;
+  #syncWaiters: Array<() => void> = [];
+  #stopped = true;
+  #watch: WatchHandle | undefined;
+  #resyncTimer: NodeJS.Timeout | undefined;
+  #backoffTimer: NodeJS.Timeout | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(client: Client, resource: ResourceRef, opts: InformerOptions = {}) {
+    this.#client = client;
+    this.resource = resource;
+    this.#opts = opts;
+    this.#log = (opts.log ?? silentLogger).child({ resource: resource.resource, group: resource.group });
+    for (const [name, fn] of Object.entries(opts.indexers ?? {})) this.addIndexer(name, fn);
+  }
+
+  /** Starts listing and watching; idempotent. */
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    void this.#run();
+    const resync = this.#opts.resyncMs ?? 0;
+    if (resync > 0) {
+      this.#resyncTimer = setInterval(() => {
+        for (const obj of this.#items.values()) for (const h of this.#handlers) h.onUpdate?.(obj, obj);
+      }, resync);
+      this.#resyncTimer.unref();
+    }
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#watch?.stop();
+    if (this.#resyncTimer) clearInterval(this.#resyncTimer);
+    if (this.#backoffTimer) clearTimeout(this.#backoffTimer);
+    this.#wake?.();
+  }
+
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves once the first list is in the cache. */
+  waitForSync(): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    return new Promise((resolve) => this.#syncWaiters.push(resolve));
+  }
+
+  /** The revision the cache reflects. */
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  /** Adds handlers; a late handler first gets every cached object as an add. Returns a remover. */
+  addHandler(h: EventHandlers): () => void {
+    this.#handlers.add(h);
+    if (this.#synced) for (const obj of this.#items.values()) h.onAdd?.(obj);
+    return () => this.#handlers.delete(h);
+  }
+
+  get(namespace: string | undefined, name: string): StoredObject | undefined {
+    return this.#items.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  getByKey(key: string): StoredObject | undefined {
+    return this.#items.get(key);
+  }
+
+  list(namespace?: string): StoredObject[] {
+    const all = [...this.#items.values()];
+    return namespace === undefined ? all : all.filter((o) => o.metadata.namespace === namespace);
+  }
+
+  keys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  /** Adds an index (a no-op when one of that name exists), built over what is cached already. */
+  addIndexer(name: string, fn: IndexFunc): void {
+    if (this.#indexes.has(name)) return;
+    this.#indexers[name] = fn;
+    this.#indexes.set(name, new Map());
+    for (const [key, obj] of this.#items) this.#indexInto(name, fn, key, obj);
+  }
+
+  byIndex(index: string, value: string): StoredObject[] {
+    const keys = this.#indexes.get(index)?.get(value);
+    if (!keys) return [];
+    return [...keys].map((k) => this.#items.get(k)!).filter(Boolean);
+  }
+
+  async #run(): Promise<void> {
+    let relist = true;
+    let failures = 0;
+    while (!this.#stopped) {
+      try {
+        if (relist) {
+          await this.#list();
+          relist = false;
+        }
+        const expired = await this.#watchOnce();
+        if (expired) relist = true;
+        failures = 0;
+      } catch (err) {
+        if (this.#stopped) return;
+        if (isExpired(err)) {
+          relist = true;
+          continue;
+        }
+        failures++;
+        this.#log.warn("list/watch failed, retrying", { err: (err as Error).message, failures });
+        await this.#sleep(Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(failures, 10)));
+      }
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.#wake = resolve;
+      this.#backoffTimer = setTimeout(resolve, ms);
+      this.#backoffTimer.unref();
+    });
+  }
+
+  async #list(): Promise<void> {
+    const fresh = new Map<string, StoredObject>();
+    let cont: string | undefined;
+    let revision = "";
+    do {
+      const page = await this.#client.list(this.resource, this.#opts.namespace, {
+        limit: LIST_PAGE,
+        ...(cont ? { continue: cont } : {}),
+        ...(this.#opts.labelSelector ? { labelSelector: this.#opts.labelSelector } : {}),
+        ...(this.#opts.fieldSelector ? { fieldSelector: this.#opts.fieldSelector } : {}),
+      });
+      for (const item of page.items) fresh.set(objectKey(item), this.#own(item));
+      revision = page.metadata.resourceVersion ?? revision;
+      cont = page.metadata.continue;
+    } while (cont && !this.#stopped);
+    // Replace the cache, telling handlers what changed since the last list.
+    for (const [key, old] of this.#items) {
+      if (!fresh.has(key)) this.#remove(key, old);
+    }
+    for (const [key, obj] of fresh) this.#upsert(key, obj);
+    this.#resourceVersion = revision;
+    if (!this.#synced) {
+      this.#synced = true;
+      const waiters = this.#syncWaiters;
+      this.#syncWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  /** Watches from the cache's revision until the stream ends; true when history expired (relist). */
+  async #watchOnce(): Promise<boolean> {
+    let expired = false;
+    const handle = this.#client.watch(
+      this.resource,
+      this.#opts.namespace,
+      {
+        resourceVersion: this.#resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: this.#opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
+        ...(this.#opts.labelSelector ? { labelSelector: this.#opts.labelSelector } : {}),
+        ...(this.#opts.fieldSelector ? { fieldSelector: this.#opts.fieldSelector } : {}),
+      },
+      (e) => {
+        if (this.#handle(e) === "expired") {
+          expired = true;
+          handle.stop();
+        }
+      },
+    );
+    this.#watch = handle;
+    try {
+      await handle.done;
+    } finally {
+      this.#watch = undefined;
+    }
+    return expired;
+  }
+
+  #handle(e: WatchEvent): "expired" | undefined {
+    if (e.type === "ERROR") {
+      const status = e.object as { code?: number; message?: string };
+      if (status.code === 410) return "expired";
+      this.#log.warn("watch error event", { code: status.code, message: status.message });
+      return "expired";
+    }
+    const obj = e.object as StoredObject;
+    const rv = obj.metadata?.resourceVersion;
+    if (rv) this.#resourceVersion = rv;
+    if (e.type === "BOOKMARK") return undefined;
+    const key = objectKey(obj);
+    if (e.type === "DELETED") {
+      const old = this.#items.get(key);
+      if (old) this.#remove(key, old, obj);
+    } else {
+      this.#upsert(key, this.#own(obj));
+    }
+    return undefined;
+  }
+
+  #own(obj: StoredObject): StoredObject {
+    return this.#opts.freeze ? deepFreeze(obj) : obj;
+  }
+
+  #upsert(key: string, obj: StoredObject): void {
+    const old = this.#items.get(key);
+    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+    this.#items.set(key, obj);
+    this.#reindex(key, old, obj);
+    for (const h of this.#handlers) {
+      if (old) h.onUpdate?.(old, obj);
+      else h.onAdd?.(obj);
+    }
+  }
+
+  #remove(key: string, old: StoredObject, last?: StoredObject): void {
+    this.#items.delete(key);
+    this.#reindex(key, old, undefined);
+    for (const h of this.#handlers) h.onDelete?.(last ?? old);
+  }
+
+  #reindex(key: string, old: StoredObject | undefined, obj: StoredObject | undefined): void {
+    for (const [name, fn] of Object.entries(this.#indexers)) {
+      const index = this.#indexes.get(name)!;
+      if (old) {
+        for (const v of fn(old)) {
+          const set = index.get(v);
+          set?.delete(key);
+          if (set?.size === 0) index.delete(v);
+        }
+      }
+      if (obj) this.#indexInto(name, fn, key, obj);
+    }
+  }
+
+  #indexInto(name: string, fn: IndexFunc, key: string, obj: StoredObject): void {
+    const index = this.#indexes.get(name)!;
+    for (const v of fn(obj)) {
+      const set = index.get(v) ?? new Set<string>();
+      set.add(key);
+      index.set(v, set);
+    }
+  }
+}
+
+/** One informer per resource, namespace and selectors, shared by every controller that asks. */
+export class InformerFactory {
+  #client: Client;
+  #defaults: InformerOptions;
+  #informers = new Map<string, Informer>();
+  #started = false;
+
+  constructor(client: Client, defaults: InformerOptions = {}) {
+    this.#client = client;
+    this.#defaults = defaults;
+  }
+
+  get client(): Client {
+    return this.#client;
+  }
+
+  informer(resource: ResourceRef, opts: Omit<InformerOptions, "log" | "freeze"> = {}): Informer {
+    const key = JSON.stringify([
+      resource.group,
+      resource.version,
+      resource.resource,
+      opts.namespace ?? "",
+      opts.labelSelector ?? "",
+      opts.fieldSelector ?? "",
+    ]);
+    let inf = this.#informers.get(key);
+    if (!inf) {
+      inf = new Informer(this.#client, resource, { ...this.#defaults, ...opts });
+      this.#informers.set(key, inf);
+      if (this.#started) inf.start();
+    } else {
+      for (const [name, fn] of Object.entries(opts.indexers ?? {})) inf.addIndexer(name, fn);
+    }
+    return inf;
+  }
+
+  start(): void {
+    this.#started = true;
+    for (const inf of this.#informers.values()) inf.start();
+  }
+
+  async waitForSync(): Promise<void> {
+    await Promise.all([...this.#informers.values()].map((i) => i.waitForSync()));
+  }
+
+  stop(): void {
+    for (const inf of this.#informers.values()) inf.stop();
+  }
+}
