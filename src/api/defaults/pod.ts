@@ -4,6 +4,7 @@
  * Source: kubernetes `pkg/apis/core/v1/defaults.go` and the `+default` markers of `core/v1/types.go`.
  */
 
+import { canonicalQuantity, canonicalResourceQuantity } from "../../machinery/quantity.ts";
 import {
   ensureObj,
   isObj,
@@ -14,7 +15,6 @@ import {
   setDefaultString,
   str,
 } from "../validation/json.ts";
-import { canonicalQuantity, canonicalResourceQuantity } from "../validation/quantity.ts";
 
 /** A ResourceList: every quantity rounded up to milli-units and written in canonical form. */
 export function defaultResourceList(list: unknown): void {

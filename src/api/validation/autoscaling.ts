@@ -1,10 +1,10 @@
 /** Spec validation of `autoscaling/v2` (and v1) HorizontalPodAutoscaler. */
 
 import type { FieldError } from "../../machinery/errors.ts";
+import { parseQuantity, quantitySign } from "../../machinery/quantity.ts";
 import { child, forbidden, index, invalid, notSupported, required } from "./field.ts";
 import { num, type Obj, obj, objs, str } from "./json.ts";
 import { isValidPathSegmentName } from "./names.ts";
-import { parseQuantity, quantitySign } from "./quantity.ts";
 
 const METRIC_TYPES = ["ContainerResource", "External", "Object", "Pods", "Resource"];
 const SOURCE_FIELD: Record<string, string> = {

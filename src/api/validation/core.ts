@@ -5,6 +5,7 @@ import { GoStringMap } from "../../machinery/errors.ts";
  */
 
 import type { FieldError } from "../../machinery/errors.ts";
+import { compareQuantities, formatQuantity, parseQuantity, quantitySign } from "../../machinery/quantity.ts";
 import {
   child,
   duplicate,
@@ -38,7 +39,6 @@ import {
   validatePortProtocol,
   validateTaintEffect,
 } from "./pod.ts";
-import { compareQuantities, formatQuantity, parseQuantity, quantitySign } from "./quantity.ts";
 import {
   isOvercommitAllowed,
   validateContainerResourceName,

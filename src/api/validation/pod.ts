@@ -5,6 +5,7 @@
  */
 
 import type { FieldError } from "../../machinery/errors.ts";
+import { compareQuantities, formatQuantity, parseQuantity, quantitySign } from "../../machinery/quantity.ts";
 import {
   child,
   duplicate,
@@ -33,7 +34,6 @@ import {
   isValidPortName,
   isValidPortNum,
 } from "./names.ts";
-import { compareQuantities, formatQuantity, parseQuantity, quantitySign } from "./quantity.ts";
 import {
   isHugePages,
   isOvercommitAllowed,

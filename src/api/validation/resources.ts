@@ -4,16 +4,16 @@
  */
 
 import type { FieldError } from "../../machinery/errors.ts";
-import { invalid, key } from "./field.ts";
-import { obj } from "./json.ts";
-import { isQualifiedName } from "./names.ts";
 import {
   formatQuantity,
   isIntegerQuantity,
   parseQuantity,
   QUANTITY_PARSE_ERROR,
   quantitySign,
-} from "./quantity.ts";
+} from "../../machinery/quantity.ts";
+import { invalid, key } from "./field.ts";
+import { obj } from "./json.ts";
+import { isQualifiedName } from "./names.ts";
 
 const STANDARD_CONTAINER_RESOURCES = new Set(["cpu", "memory", "ephemeral-storage"]);
 const STANDARD_QUOTA_RESOURCES = new Set([

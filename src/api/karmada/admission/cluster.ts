@@ -6,16 +6,16 @@
  */
 
 import type { FieldError } from "../../../machinery/errors.ts";
-import type { StoredObject } from "../../meta.ts";
-import { rfc3339 } from "../../meta.ts";
-import { child, duplicate, index, invalid, notSupported, required } from "../../validation/field.ts";
-import { arr, byteLength, type Obj, obj, objs, str, strs } from "../../validation/json.ts";
 import {
   compareQuantities,
   formatQuantity,
   parseQuantity,
   type Quantity,
-} from "../../validation/quantity.ts";
+} from "../../../machinery/quantity.ts";
+import type { StoredObject } from "../../meta.ts";
+import { rfc3339 } from "../../meta.ts";
+import { child, duplicate, index, invalid, notSupported, required } from "../../validation/field.ts";
+import { arr, byteLength, type Obj, obj, objs, str, strs } from "../../validation/json.ts";
 import { type AdmissionFeatures, DEFAULT_FEATURES, type MutationContext } from "./context.ts";
 import { isDNS1123Label, isLabelValue, validateLabelName } from "./formats.ts";
 import { parseGoUrl } from "./go-url.ts";

@@ -5,6 +5,7 @@
  */
 
 import type { FieldError } from "../../../machinery/errors.ts";
+import { formatQuantity, parseQuantity, quantitySign } from "../../../machinery/quantity.ts";
 import type { StoredObject } from "../../meta.ts";
 import {
   child,
@@ -17,7 +18,6 @@ import {
 } from "../../validation/field.ts";
 import { type Obj, obj, objs, str } from "../../validation/json.ts";
 import { isValidPathSegmentName } from "../../validation/names.ts";
-import { formatQuantity, parseQuantity, quantitySign } from "../../validation/quantity.ts";
 import type { MutationContext } from "./context.ts";
 import { isValidCronExpression } from "./cron-expression.ts";
 import { isDNS1123Label } from "./formats.ts";

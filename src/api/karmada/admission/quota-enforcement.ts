@@ -8,15 +8,15 @@
  */
 
 import type { Operation } from "../../../apiserver/context.ts";
-import type { StoredObject } from "../../meta.ts";
-import { type Obj, obj, objs, str } from "../../validation/json.ts";
 import {
   compareQuantities,
   formatQuantity,
   parseQuantity,
   type Quantity,
-} from "../../validation/quantity.ts";
-import { sumQuantities } from "./quota.ts";
+  sumQuantities,
+} from "../../../machinery/quantity.ts";
+import type { StoredObject } from "../../meta.ts";
+import { type Obj, obj, objs, str } from "../../validation/json.ts";
 import { isHugePageResourceName, isScalarResourceName } from "./resource-names.ts";
 
 export interface QuotaStatusUpdate {

@@ -5,28 +5,18 @@
  */
 
 import type { FieldError } from "../../../machinery/errors.ts";
-import type { StoredObject } from "../../meta.ts";
-import { child, index, invalid, key } from "../../validation/field.ts";
-import { byteLength, type Obj, obj, objs, str } from "../../validation/json.ts";
 import {
   compareQuantities,
   formatQuantity,
   parseQuantity,
   type Quantity,
-} from "../../validation/quantity.ts";
+  sumQuantities,
+} from "../../../machinery/quantity.ts";
+import type { StoredObject } from "../../meta.ts";
+import { child, index, invalid, key } from "../../validation/field.ts";
+import { byteLength, type Obj, obj, objs, str } from "../../validation/json.ts";
 import { clusterNameErrors } from "./cluster.ts";
 import { validateQuotaResourceList } from "./resource-names.ts";
-
-/** Exact sum of quantities (scales aligned); the format of the first non-zero term is kept. */
-export function sumQuantities(quantities: Quantity[]): Quantity {
-  let total: Quantity = { n: 0n, scale: 0, format: "DecimalSI" };
-  for (const q of quantities) {
-    const scale = Math.min(total.scale, q.scale);
-    const n = total.n * 10n ** BigInt(total.scale - scale) + q.n * 10n ** BigInt(q.scale - scale);
-    total = { n, scale, format: total.n === 0n ? q.format : total.format };
-  }
-  return total;
-}
 
 function validateClusterName(name: string, path: string): FieldError[] {
   const msgs = clusterNameErrors(name);

@@ -4,14 +4,14 @@
  */
 
 import type { FieldError } from "../../../machinery/errors.ts";
-import { invalid, key } from "../../validation/field.ts";
-import { obj } from "../../validation/json.ts";
 import {
   formatQuantity,
   parseQuantity,
   QUANTITY_PARSE_ERROR,
   quantitySign,
-} from "../../validation/quantity.ts";
+} from "../../../machinery/quantity.ts";
+import { invalid, key } from "../../validation/field.ts";
+import { obj } from "../../validation/json.ts";
 import { isLabelKey } from "./formats.ts";
 
 const STANDARD_RESOURCES = new Set([

@@ -144,3 +144,31 @@ export function canonicalQuantity(input: unknown): string | undefined {
   const q = parseQuantity(input);
   return q ? formatQuantity(q) : undefined;
 }
+
+/** Exact sum of quantities (scales aligned); the format of the first non-zero term is kept. */
+export function sumQuantities(quantities: Quantity[]): Quantity {
+  let total: Quantity = { n: 0n, scale: 0, format: "DecimalSI" };
+  for (const q of quantities) {
+    const scale = Math.min(total.scale, q.scale);
+    const n = total.n * 10n ** BigInt(total.scale - scale) + q.n * 10n ** BigInt(q.scale - scale);
+    total = { n, scale, format: total.n === 0n ? q.format : total.format };
+  }
+  return total;
+}
+
+/** Sums ResourceLists (`{cpu: "2", memory: "4Gi"}`) key by key, in canonical form; bad values are skipped. */
+export function sumResourceLists(lists: Array<Record<string, unknown> | undefined>): Record<string, string> {
+  const by = new Map<string, Quantity[]>();
+  for (const list of lists) {
+    for (const [name, value] of Object.entries(list ?? {})) {
+      const q = parseQuantity(value);
+      if (!q) continue;
+      const qs = by.get(name) ?? [];
+      qs.push(q);
+      by.set(name, qs);
+    }
+  }
+  const out: Record<string, string> = {};
+  for (const name of [...by.keys()].sort()) out[name] = formatQuantity(sumQuantities(by.get(name)!));
+  return out;
+}

@@ -1,0 +1,67 @@
+/**
+ * Events users see in `kubectl describe`: one core/v1 Event per (object, reason, message),
+ * counted up when it repeats, as client-go's recorder does (without its rate limiting).
+ */
+import { createHash } from "node:crypto";
+import { type KubeObject, rfc3339 } from "../api/meta.ts";
+import { type Client, RESOURCES } from "../client/client.ts";
+import type { Logger } from "../log.ts";
+import { isNotFound } from "../machinery/errors.ts";
+
+export type EventType = "Normal" | "Warning";
+
+export interface EventRecorder {
+  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
+export function eventRecorder(
+  client: Client,
+  component: string,
+  deps: { now: () => number; log: Logger },
+): EventRecorder {
+  return {
+    event(obj, type, reason, message) {
+      const meta = obj.metadata ?? {};
+      // Events of cluster-scoped objects go to "default", as client-go puts them.
+      const namespace = meta.namespace || "default";
+      const id = createHash("sha256")
+        .update(`${meta.uid}/${type}/${reason}/${message}`)
+        .digest("hex")
+        .slice(0, 16);
+      const name = `${meta.name}.${id}`;
+      const now = deps.now();
+      const write = async (): Promise<void> => {
+        try {
+          const existing = await client.get(RESOURCES.events, namespace, name);
+          await client.patch(RESOURCES.events, namespace, name, "merge", {
+            count: ((existing.count as number | undefined) ?? 1) + 1,
+            lastTimestamp: rfc3339(now),
+          });
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+          await client.create(RESOURCES.events, {
+            apiVersion: "v1",
+            kind: "Event",
+            metadata: { name, namespace },
+            involvedObject: {
+              apiVersion: obj.apiVersion,
+              kind: obj.kind,
+              name: meta.name,
+              namespace: meta.namespace,
+              uid: meta.uid,
+              resourceVersion: meta.resourceVersion,
+            },
+            reason,
+            message,
+            type,
+            source: { component },
+            firstTimestamp: rfc3339(now),
+            lastTimestamp: rfc3339(now),
+            count: 1,
+          });
+        }
+      };
+      write().catch((err) => deps.log.warn("event not recorded", { reason, err: (err as Error).message }));
+    },
+  };
+}
