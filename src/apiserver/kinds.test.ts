@@ -206,3 +206,33 @@ describe("kinds and their storage", () => {
     ]);
   });
 });
+
+describe("service account tokens", () => {
+  it("fills a service-account-token secret once its account exists", async () => {
+    const api = await startTestApi();
+    try {
+      await api.call("POST", "/api/v1/namespaces/default/secrets", {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "sa-token", annotations: { "kubernetes.io/service-account.name": "robot" } },
+        type: "kubernetes.io/service-account-token",
+      });
+      const sa = await api.call("POST", "/api/v1/namespaces/default/serviceaccounts", {
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: "robot" },
+      });
+      let secret = (await api.call("GET", "/api/v1/namespaces/default/secrets/sa-token")).body;
+      for (let i = 0; i < 100 && !(secret.data as { token?: string } | undefined)?.token; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        secret = (await api.call("GET", "/api/v1/namespaces/default/secrets/sa-token")).body;
+      }
+      const data = secret.data as Record<string, string>;
+      expect(Buffer.from(data.token!, "base64").toString()).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+      expect(Buffer.from(data.namespace!, "base64").toString()).toBe("default");
+      expect(secret.metadata.annotations?.["kubernetes.io/service-account.uid"]).toBe(sa.body.metadata.uid);
+    } finally {
+      await api.close();
+    }
+  });
+});

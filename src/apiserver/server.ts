@@ -24,6 +24,7 @@ import { type AdmissionPlugin, type Clock, requestContext, type ServerContext } 
 import { startCrdController } from "./controllers/crd.ts";
 import { startGarbageCollector } from "./controllers/garbage-collector.ts";
 import { startNamespaceController } from "./controllers/namespace.ts";
+import { startServiceAccountTokenController } from "./controllers/service-account-token.ts";
 import { crdResourceTypes } from "./crd-types.ts";
 import { ApiHandler, type VersionInfo } from "./handler.ts";
 import { decodeStored } from "./objects.ts";
@@ -137,6 +138,7 @@ export class ApiServer {
       server.#stoppers.push(startCrdController(context));
       server.#stoppers.push(await startGarbageCollector(context));
       server.#stoppers.push(startNamespaceController(context));
+      server.#stoppers.push(startServiceAccountTokenController(context));
     }
     const interval = opts.compactionIntervalMs ?? 5 * 60_000;
     if (interval > 0) server.#startCompaction(interval);

@@ -1,0 +1,90 @@
+/**
+ * The service-account token controller (kube-controller-manager's `serviceaccount-token`):
+ * a Secret of type `kubernetes.io/service-account-token` naming a ServiceAccount gets the
+ * account's uid annotation and `token`, `namespace` and `ca.crt` data. `karmadactl join`
+ * creates such secrets and waits for them to be filled.
+ *
+ * The token is an opaque random string until the server authenticates requests; then this
+ * is where signed tokens will be minted.
+ */
+import { randomBytes } from "node:crypto";
+import { isObject, type StoredObject } from "../../api/meta.ts";
+import { isConflict, isNotFound } from "../../machinery/errors.ts";
+import { WorkQueue } from "../../runtime/queue.ts";
+import type { ServerContext } from "../context.ts";
+import { decodeStored } from "../objects.ts";
+import { storageKey, storagePrefix } from "../resource-type.ts";
+import { systemWriter } from "./writer.ts";
+
+export const SA_TOKEN_TYPE = "kubernetes.io/service-account-token";
+export const SA_NAME_ANNOTATION = "kubernetes.io/service-account.name";
+export const SA_UID_ANNOTATION = "kubernetes.io/service-account.uid";
+
+const b64 = (s: string): string => Buffer.from(s, "utf8").toString("base64");
+
+export function startServiceAccountTokenController(
+  server: ServerContext,
+  opts: { caData?: string } = {},
+): () => void {
+  const secrets = server.registry.get("", "v1", "secrets")!;
+  const accounts = server.registry.get("", "v1", "serviceaccounts")!;
+  const writer = systemWriter(server, "serviceaccount-token-controller");
+  const prefix = storagePrefix(secrets);
+
+  const reconcile = async (key: string): Promise<{ requeueAfterMs: number } | undefined> => {
+    const { kv } = await server.store.get(`${prefix}${key}`);
+    if (!kv) return undefined;
+    const secret = decodeStored(secrets, kv);
+    const account = secret.metadata.annotations?.[SA_NAME_ANNOTATION];
+    const data = isObject(secret.data) ? secret.data : {};
+    if (secret.type !== SA_TOKEN_TYPE || !account || data.token) return undefined;
+    const sa = await server.store.get(storageKey(accounts, secret.metadata.namespace, account));
+    // The account may be created right after its secret: try again shortly.
+    if (!sa.kv) return { requeueAfterMs: 500 };
+    const uid = decodeStored(accounts, sa.kv).metadata.uid!;
+    const token = randomBytes(32).toString("base64url");
+    await writer
+      .change(secrets, secret, (cur: StoredObject) => ({
+        ...cur,
+        metadata: { ...cur.metadata, annotations: { ...cur.metadata.annotations, [SA_UID_ANNOTATION]: uid } },
+        data: {
+          ...(isObject(cur.data) ? cur.data : {}),
+          token: b64(token),
+          namespace: b64(cur.metadata.namespace ?? ""),
+          "ca.crt": b64(opts.caData ?? ""),
+        },
+      }))
+      .catch((err) => {
+        if (!isNotFound(err) && !isConflict(err)) throw err;
+      });
+    return undefined;
+  };
+
+  const queue = new WorkQueue(reconcile, {
+    baseDelayMs: 50,
+    onError: (key, err) => {
+      server.log.error(err, "service account token failed", { key });
+      return true;
+    },
+  });
+  let watch: { close(): void } | undefined;
+  let stopped = false;
+  const wanted = (value: string): boolean => value.includes(SA_TOKEN_TYPE);
+  void (async () => {
+    const { kvs, revision } = await server.store.list(prefix);
+    for (const kv of kvs) if (wanted(kv.value)) queue.add(kv.key.slice(prefix.length));
+    if (stopped) return;
+    watch = server.store.watch(prefix, revision, {
+      onEvents: (events) => {
+        for (const e of events)
+          if (e.type === "put" && wanted(e.kv.value)) queue.add(e.kv.key.slice(prefix.length));
+      },
+      onError: (err) => server.log.error(err, "service account token watch ended"),
+    });
+  })();
+  return () => {
+    stopped = true;
+    watch?.close();
+    queue.stop();
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * What the controller manager hands every controller: the control-plane client, shared
+ * informers, member connections, an event recorder, a clock, options and a logger.
+ */
+import type { StoredObject } from "../api/meta.ts";
+import type { Client } from "../client/client.ts";
+import type { Logger } from "../log.ts";
+import type { EventRecorder } from "../runtime/events.ts";
+import type { InformerFactory } from "../runtime/informer.ts";
+
+/** A connection to one member cluster's API server. */
+export interface ClusterConnection {
+  client: Client;
+  /** GETs a non-resource path (`/readyz`, `/version`, discovery). Throws on transport errors. */
+  getRaw(path: string, timeoutMs?: number): Promise<{ status: number; body: string }>;
+}
+
+export interface MemberConnections {
+  /** A connection built from the Cluster's endpoint and credentials secret (cached until they change). */
+  connect(cluster: StoredObject): Promise<ClusterConnection>;
+  forget(clusterName: string): void;
+}
+
+export interface ControllerOptions {
+  /** `--cluster-status-update-frequency` (10 s). */
+  clusterStatusUpdateFrequencyMs: number;
+  /** `--cluster-success-threshold` (30 s): how long a recovery must last before Ready turns True. */
+  clusterSuccessThresholdMs: number;
+  /** `--cluster-failure-threshold` (30 s): how long a failure must last before Ready turns False. */
+  clusterFailureThresholdMs: number;
+  /** `--cluster-monitor-period` (5 s). */
+  clusterMonitorPeriodMs: number;
+  /** `--cluster-monitor-grace-period` (40 s). */
+  clusterMonitorGracePeriodMs: number;
+  /** `--cluster-startup-grace-period` (60 s). */
+  clusterStartupGracePeriodMs: number;
+  /** `--cluster-lease-duration` (40 s) and `--cluster-lease-renew-interval-fraction` (0.25). */
+  clusterLeaseDurationMs: number;
+  clusterLeaseRenewFraction: number;
+  /** Timeout of one health probe of a member. */
+  clusterProbeTimeoutMs: number;
+}
+
+export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
+  clusterStatusUpdateFrequencyMs: 10_000,
+  clusterSuccessThresholdMs: 30_000,
+  clusterFailureThresholdMs: 30_000,
+  clusterMonitorPeriodMs: 5_000,
+  clusterMonitorGracePeriodMs: 40_000,
+  clusterStartupGracePeriodMs: 60_000,
+  clusterLeaseDurationMs: 40_000,
+  clusterLeaseRenewFraction: 0.25,
+  clusterProbeTimeoutMs: 5_000,
+};
+
+export interface ControllerContext {
+  client: Client;
+  informers: InformerFactory;
+  members: MemberConnections;
+  events: EventRecorder;
+  log: Logger;
+  now(): number;
+  options: ControllerOptions;
+}
