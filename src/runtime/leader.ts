@@ -169,6 +169,8 @@ export class LeaderElector {
 
   #started = false;
   #leading = false;
+  /** Set once the elector winds down: no more onNewLeader calls. */
+  #ended = false;
   #stop = new AbortController();
   #leadership: AbortController | undefined;
   /** The attempt whose result we stopped waiting for (deadline or stop), if still running. */
@@ -300,17 +302,19 @@ export class LeaderElector {
     return true;
   }
 
-  /** One acquire-or-renew attempt, abandoned (false) when `signal` aborts first. */
+  /**
+   * One acquire-or-renew attempt, abandoned (false) when `signal` aborts first; an abandoned
+   * attempt stays in `#inflight` for `#finish` to wait on. Every abort leads to `#finish`, so
+   * attempts never overlap.
+   */
   async #attempt(signal: AbortSignal): Promise<boolean> {
-    // A previous attempt we stopped waiting for may still be writing: let it land first, so
-    // that we never race our own writes.
-    if (this.#inflight) await untilAborted(this.#inflight, signal);
     if (signal.aborted) return false;
     const attempt = this.#tryAcquireOrRenew();
     this.#inflight = attempt;
     const result = await untilAborted(attempt, signal);
-    if (!signal.aborted) this.#inflight = undefined;
-    return result === true && !signal.aborted;
+    if (signal.aborted) return false;
+    this.#inflight = undefined;
+    return result === true;
   }
 
   #startLeading(): void {
@@ -327,17 +331,17 @@ export class LeaderElector {
   async #finish(): Promise<void> {
     const wasLeading = this.#leading;
     this.#leading = false;
+    this.#ended = true;
     this.#leadership?.abort();
-    if (this.#releaseOnCancel) {
-      const bound = deadline(this.#renewDeadlineMs);
-      try {
-        if (this.#inflight) await untilAborted(this.#inflight, bound.signal);
-        // An attempt still hanging after the deadline could land after our release; without
-        // it settled we cannot know, so release anyway: the worst case is the lease expiring.
-        if (this.#observedHolder === this.identity) await untilAborted(this.#release(), bound.signal);
-      } finally {
-        bound.cancel();
-      }
+    // Wait (bounded) for an attempt we stopped waiting for, so that no call of ours is left
+    // running after `done` and a release does not race our own renewal.
+    const bound = deadline(this.#renewDeadlineMs);
+    try {
+      if (this.#inflight !== undefined) await untilAborted(this.#inflight, bound.signal);
+      if (this.#releaseOnCancel && this.#observedHolder === this.identity)
+        await untilAborted(this.#release(), bound.signal);
+    } finally {
+      bound.cancel();
     }
     if (wasLeading) {
       try {
@@ -486,7 +490,7 @@ export class LeaderElector {
     }
     if (this.#observedHolder !== this.#reportedLeader) {
       this.#reportedLeader = this.#observedHolder;
-      if (this.#reportedLeader && this.#callbacks.onNewLeader) {
+      if (this.#reportedLeader && this.#callbacks.onNewLeader && !this.#ended) {
         try {
           this.#callbacks.onNewLeader(this.#reportedLeader);
         } catch (err) {
