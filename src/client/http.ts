@@ -17,7 +17,7 @@ import type { Duplex } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import tls from "node:tls";
 import { type KubeObject, parseApiVersion, type StoredObject } from "../api/meta.ts";
-import { ApiError, fromStatus, type Status } from "../machinery/errors.ts";
+import { ApiError, fromStatus, notFound, type Status } from "../machinery/errors.ts";
 import type {
   Client,
   DeleteOptions,
@@ -329,8 +329,10 @@ export class HttpClient implements Client {
     if (this.#secure) {
       this.#agent = this.#proxy ? new TunnelAgent(this.#proxy, agentOptions) : new https.Agent(agentOptions);
     } else {
-      // Plain http through a proxy: absolute-form requests to the proxy over this agent.
-      this.#agent = new http.Agent(agentOptions);
+      // Plain http through a proxy: absolute-form requests to the proxy (over TLS for an
+      // https:// proxy).
+      this.#agent =
+        this.#proxy?.protocol === "https:" ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     }
   }
 
@@ -454,7 +456,8 @@ export class HttpClient implements Client {
           res = await this.#attempt(this.#requestOptions(spec.method, url, creds, spec), spec.body);
         } catch (err) {
           // A kept-alive connection the server closed just as we reused it: once more, reads only.
-          const stale = (err as { reused?: boolean; code?: string }).reused === true;
+          const e = err as { reused?: boolean; code?: string };
+          const stale = e.reused === true && (e.code === "ECONNRESET" || e.code === "EPIPE");
           if (stale && spec.method === "GET" && attempt === 0) continue;
           throw new TransportError(what, err);
         }
@@ -506,14 +509,21 @@ export class HttpClient implements Client {
     return q;
   }
 
+  /** GETs a non-resource path (`/readyz`, `/version`, discovery) as text, whatever the status. */
+  async getRaw(path: string): Promise<{ status: number; body: string }> {
+    const res = await this.#send({ method: "GET", path });
+    return { status: res.status, body: res.body.toString("utf8") };
+  }
+
   // --- Client ---------------------------------------------------------------------------
 
-  get(
+  async get(
     res: ResourceRef,
     namespace: string | undefined,
     name: string,
     opts: { resourceVersion?: string; subresource?: string } = {},
   ): Promise<StoredObject> {
+    named(res, name);
     const q = new URLSearchParams();
     if (opts.resourceVersion !== undefined) q.set("resourceVersion", opts.resourceVersion);
     return this.#call({
@@ -541,7 +551,7 @@ export class HttpClient implements Client {
     return list;
   }
 
-  create(res: ResourceRef, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
+  async create(res: ResourceRef, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
     const namespace = res.namespaced ? obj.metadata?.namespace : undefined;
     return this.#call({
       method: "POST",
@@ -551,9 +561,15 @@ export class HttpClient implements Client {
     });
   }
 
-  #put(res: ResourceRef, obj: KubeObject, subresource: string | undefined, opts?: WriteOptions) {
+  async #put(
+    res: ResourceRef,
+    obj: KubeObject,
+    subresource: string | undefined,
+    opts?: WriteOptions,
+  ): Promise<StoredObject> {
     const namespace = res.namespaced ? obj.metadata?.namespace : undefined;
     const name = obj.metadata?.name ?? "";
+    named(res, name);
     return this.#call<StoredObject>({
       method: "PUT",
       path: resourcePath(res, namespace, name, subresource),
@@ -570,7 +586,7 @@ export class HttpClient implements Client {
     return this.#put(res, obj, "status", opts);
   }
 
-  patch(
+  async patch(
     res: ResourceRef,
     namespace: string | undefined,
     name: string,
@@ -578,6 +594,7 @@ export class HttpClient implements Client {
     patch: unknown,
     opts: PatchOptions = {},
   ): Promise<StoredObject> {
+    named(res, name);
     // Apply needs a field manager named by the caller (the server answers 422 otherwise), as
     // in the in-process client; the other writes get the client's default.
     const q = this.#writeQuery(opts, type !== "apply");
@@ -597,6 +614,7 @@ export class HttpClient implements Client {
     name: string,
     opts: DeleteOptions = {},
   ): Promise<StoredObject | undefined> {
+    named(res, name);
     const body: Record<string, unknown> = { kind: "DeleteOptions", apiVersion: "v1" };
     if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
     if (opts.propagationPolicy !== undefined) body.propagationPolicy = opts.propagationPolicy;
@@ -711,14 +729,23 @@ export class HttpClient implements Client {
           return true;
         };
         response.on("data", (chunk: Buffer) => {
-          buffered += decoder.write(chunk);
-          let nl = buffered.indexOf("\n");
-          while (nl >= 0) {
-            const line = buffered.slice(0, nl);
-            buffered = buffered.slice(nl + 1);
-            if (!deliver(line)) return;
-            nl = buffered.indexOf("\n");
+          // Events end with a newline; a chunk may hold many, an event may span chunks (and a
+          // chunk may end inside a UTF-8 character: the decoder keeps those bytes back).
+          const text = decoder.write(chunk);
+          let from = 0;
+          let nl = text.indexOf("\n");
+          if (nl >= 0) {
+            if (!deliver(buffered + text.slice(0, nl))) return;
+            buffered = "";
+            from = nl + 1;
+            nl = text.indexOf("\n", from);
+            while (nl >= 0) {
+              if (!deliver(text.slice(from, nl))) return;
+              from = nl + 1;
+              nl = text.indexOf("\n", from);
+            }
           }
+          buffered += text.slice(from);
         });
         response.on("end", () => {
           buffered += decoder.end();
@@ -754,7 +781,7 @@ export class HttpClient implements Client {
     const { group, version } = parseApiVersion(apiVersion);
     const key = groupVersionPath(group, version);
     let pending = this.#discovery.get(key);
-    if (pending) {
+    if (pending !== undefined) {
       const hit = findKind(await pending.catch(() => []), kind);
       if (hit) return refOf(group, version, hit);
       // A miss may be a kind served since we looked (a new CRD): look again, once per miss,
@@ -762,7 +789,7 @@ export class HttpClient implements Client {
       if (this.#discovery.get(key) === pending) pending = undefined;
       else pending = this.#discovery.get(key);
     }
-    if (!pending) {
+    if (pending === undefined) {
       pending = this.#discover(key);
       this.#discovery.set(key, pending);
       pending.catch(() => {
@@ -789,6 +816,11 @@ export class HttpClient implements Client {
     const list = await this.#call<{ resources?: DiscoveredResource[] }>({ method: "GET", path });
     return (list.resources ?? []).filter((r) => !r.name.includes("/"));
   }
+}
+
+/** An empty name would address the collection: answer as the in-process client does. */
+function named(res: ResourceRef, name: string): void {
+  if (name === "") throw notFound({ group: res.group, resource: res.resource }, "");
 }
 
 function findKind(resources: DiscoveredResource[], kind: string): DiscoveredResource | undefined {

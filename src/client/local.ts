@@ -21,7 +21,7 @@ import {
   updateObject,
   type WriteOptions as VerbWriteOptions,
 } from "../apiserver/verbs/write.ts";
-import { notFound, pathNotFound } from "../machinery/errors.ts";
+import { badRequest, notFound, pathNotFound } from "../machinery/errors.ts";
 import type {
   Client,
   DeleteOptions,
@@ -64,6 +64,17 @@ export class LocalClient implements Client {
     return rt;
   }
 
+  /**
+   * The verbs called here serve the object and its `/status`; other subresources (`/scale`)
+   * answer in other shapes that only the HTTP handler builds, so refuse them rather than
+   * silently reading or patching the main object.
+   */
+  #checkSubresource(subresource: string | undefined): void {
+    if (subresource !== undefined && subresource !== "status") {
+      throw badRequest(`the in-process client does not serve the "${subresource}" subresource`);
+    }
+  }
+
   #writeOptions(opts: WriteOptions | undefined): VerbWriteOptions {
     return {
       dryRun: opts?.dryRun === true,
@@ -78,6 +89,7 @@ export class LocalClient implements Client {
     name: string,
     opts: { resourceVersion?: string; subresource?: string } = {},
   ): Promise<StoredObject> {
+    this.#checkSubresource(opts.subresource);
     return getObject(this.#server, this.#type(res), namespace, name, opts.resourceVersion);
   }
 
@@ -147,7 +159,7 @@ export class LocalClient implements Client {
     );
   }
 
-  #update(
+  async #update(
     res: ResourceRef,
     obj: KubeObject,
     subresource: string | undefined,
@@ -173,11 +185,12 @@ export class LocalClient implements Client {
     );
   }
 
-  update(res: ResourceRef, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
+  // async: a bad call must reject, not throw before a promise exists.
+  async update(res: ResourceRef, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
     return this.#update(res, obj, undefined, opts);
   }
 
-  updateStatus(res: ResourceRef, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
+  async updateStatus(res: ResourceRef, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
     return this.#update(res, obj, "status", opts);
   }
 
@@ -189,6 +202,7 @@ export class LocalClient implements Client {
     patch: unknown,
     opts: PatchOptions = {},
   ): Promise<StoredObject> {
+    this.#checkSubresource(opts.subresource);
     const result = await patchWith(this.#server, this.#ctx(), this.#type(res), {
       namespace,
       name,

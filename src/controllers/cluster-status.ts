@@ -15,7 +15,7 @@ import {
 } from "../machinery/quantity.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import { CLUSTER_FINALIZER } from "./cluster.ts";
-import type { ClusterConnection, ControllerContext } from "./context.ts";
+import type { ControllerContext, MemberConnection } from "./context.ts";
 
 export interface Condition {
   type: string;
@@ -42,7 +42,7 @@ export const READY_MESSAGES = {
 type Health = "healthy" | "unhealthy" | "offline";
 
 /** `/readyz`, falling back to `/healthz` when the member has no `/readyz`. */
-export async function probeHealth(conn: ClusterConnection, timeoutMs: number): Promise<Health> {
+export async function probeHealth(conn: MemberConnection, timeoutMs: number): Promise<Health> {
   try {
     let r = await conn.getRaw("/readyz", timeoutMs);
     if (r.status === 404) r = await conn.getRaw("/healthz", timeoutMs);
@@ -90,7 +90,7 @@ function setCondition(
 
 /** Every group version and its resources (no subresources), sorted, from legacy discovery. */
 async function apiEnablements(
-  conn: ClusterConnection,
+  conn: MemberConnection,
   timeoutMs: number,
 ): Promise<{ enablements: unknown[]; complete: boolean }> {
   const groupVersions: string[] = [];
@@ -230,7 +230,7 @@ export function summarize(
 }
 
 async function listAll(
-  conn: ClusterConnection,
+  conn: MemberConnection,
   res: typeof RESOURCES.nodes | typeof RESOURCES.pods,
 ): Promise<StoredObject[]> {
   const out: StoredObject[] = [];
@@ -265,7 +265,7 @@ export function clusterStatusController(ctx: ControllerContext): Controller {
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
     const current = conditions.find((c) => c.type === "Ready");
 
-    let conn: ClusterConnection | undefined;
+    let conn: MemberConnection | undefined;
     let observed: Omit<Condition, "lastTransitionTime">;
     let health: Health = "offline";
     try {

@@ -9,7 +9,7 @@ import type { EventRecorder } from "../runtime/events.ts";
 import type { InformerFactory } from "../runtime/informer.ts";
 
 /** A connection to one member cluster's API server. */
-export interface ClusterConnection {
+export interface MemberConnection {
   client: Client;
   /** GETs a non-resource path (`/readyz`, `/version`, discovery). Throws on transport errors. */
   getRaw(path: string, timeoutMs?: number): Promise<{ status: number; body: string }>;
@@ -17,7 +17,7 @@ export interface ClusterConnection {
 
 export interface MemberConnections {
   /** A connection built from the Cluster's endpoint and credentials secret (cached until they change). */
-  connect(cluster: StoredObject): Promise<ClusterConnection>;
+  connect(cluster: StoredObject): Promise<MemberConnection>;
   forget(clusterName: string): void;
 }
 

@@ -1,0 +1,80 @@
+/**
+ * The controller registry (names as upstream's karmada-controller-manager uses them for
+ * `--controllers`) and the manager that runs the enabled ones over shared informers.
+ */
+import type { Client } from "../client/client.ts";
+import type { Logger } from "../log.ts";
+import { type Controller, type RunningController, runController } from "../runtime/controller.ts";
+import { eventRecorder } from "../runtime/events.ts";
+import { InformerFactory } from "../runtime/informer.ts";
+import { clusterController } from "./cluster.ts";
+import { clusterStatusController } from "./cluster-status.ts";
+import {
+  type ControllerContext,
+  type ControllerOptions,
+  DEFAULT_CONTROLLER_OPTIONS,
+  type MemberConnections,
+} from "./context.ts";
+
+export const controllers: Record<string, (ctx: ControllerContext) => Controller> = {
+  cluster: clusterController,
+  clusterStatus: clusterStatusController,
+};
+
+/**
+ * Upstream's `--controllers` semantics: `*` enables the defaults, `name` enables one,
+ * `-name` disables one; the last word about a name wins over `*`.
+ */
+export function isControllerEnabled(name: string, flags: readonly string[]): boolean {
+  if (flags.includes(`-${name}`)) return false;
+  if (flags.includes(name)) return true;
+  return flags.includes("*");
+}
+
+export interface ControllerManagerOptions {
+  client: Client;
+  members: MemberConnections;
+  log: Logger;
+  now?: () => number;
+  options?: Partial<ControllerOptions>;
+  /** `--controllers` (default `["*"]`). */
+  controllers?: string[];
+  /** Freeze informer caches (tests). */
+  freezeCaches?: boolean;
+}
+
+export interface RunningControllerManager {
+  readonly running: RunningController[];
+  readonly informers: InformerFactory;
+  stop(): void;
+}
+
+export function startControllerManager(opts: ControllerManagerOptions): RunningControllerManager {
+  const now = opts.now ?? (() => Date.now());
+  const informers = new InformerFactory(opts.client, {
+    log: opts.log,
+    ...(opts.freezeCaches ? { freeze: true } : {}),
+  });
+  const ctx: ControllerContext = {
+    client: opts.client,
+    informers,
+    members: opts.members,
+    events: eventRecorder(opts.client, "karmada-controller-manager", { now, log: opts.log }),
+    log: opts.log,
+    now,
+    options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
+  };
+  const flags = opts.controllers ?? ["*"];
+  const running = Object.entries(controllers)
+    .filter(([name]) => isControllerEnabled(name, flags))
+    .map(([, make]) => runController(make(ctx), { log: opts.log }));
+  informers.start();
+  return {
+    running,
+    informers,
+    stop() {
+      for (const r of running) r.stop();
+      informers.stop();
+    },
+  };
+}
