@@ -1,40 +1,7 @@
 /**
- * `karmadactl`: the command-line tool, mirroring upstream karmadactl's commands as they land.
+ * `karmadactl`: the only place that reads argv and the environment for the CLI.
  */
-import { Command } from "commander";
-import { VERSION } from "../apiserver/server.ts";
+import { buildProgram } from "../cli/main.ts";
 
-export const CLIENT_VERSION = {
-  gitVersion: "v0.1.0-karmada-ts",
-  platform: `${process.platform}/${process.arch}`,
-};
-
-export function buildProgram(): Command {
-  const program = new Command("karmadactl")
-    .description("karmadactl controls a Karmada control plane (karmada-ts)")
-    .showHelpAfterError()
-    .configureOutput({ outputError: (text, write) => write(text) });
-  program
-    .command("version")
-    .description("print the client version information")
-    .option("-o, --output <format>", "one of 'yaml' or 'json'")
-    .action((opts: { output?: string }) => {
-      const info = { ...CLIENT_VERSION, kubernetesApiVersion: VERSION.gitVersion };
-      if (opts.output === "json")
-        process.stdout.write(`${JSON.stringify({ clientVersion: info }, null, 2)}\n`);
-      else if (opts.output === "yaml")
-        process.stdout.write(
-          `clientVersion:\n  gitVersion: ${info.gitVersion}\n  platform: ${info.platform}\n`,
-        );
-      else if (opts.output) {
-        process.stderr.write(`error: --output must be 'yaml' or 'json'\n`);
-        process.exitCode = 1;
-      } else
-        process.stdout.write(
-          `karmadactl version: version.Info{GitVersion:"${info.gitVersion}", Platform:"${info.platform}"}\n`,
-        );
-    });
-  return program;
-}
-
-await buildProgram().parseAsync(process.argv);
+const io = { stdout: process.stdout, stderr: process.stderr };
+await buildProgram(io, { ...process.env }).parseAsync(process.argv);

@@ -268,6 +268,8 @@ interface RequestSpec {
   query?: URLSearchParams;
   body?: Buffer;
   contentType?: string;
+  /** Accept header other than JSON. */
+  accept?: string;
 }
 
 /** Parsed APIResourceList entries we use. */
@@ -364,10 +366,10 @@ export class HttpClient implements Client {
     method: string,
     url: URL,
     creds: Credentials,
-    spec: { body?: Buffer; contentType?: string },
+    spec: { body?: Buffer; contentType?: string; accept?: string },
   ): https.RequestOptions {
     const headers: http.OutgoingHttpHeaders = {
-      Accept: "application/json",
+      Accept: spec.accept ?? "application/json",
       "User-Agent": this.#userAgent,
     };
     if (creds.token) headers.Authorization = `Bearer ${creds.token}`;
@@ -509,9 +511,13 @@ export class HttpClient implements Client {
     return q;
   }
 
-  /** GETs a non-resource path (`/readyz`, `/version`, discovery) as text, whatever the status. */
-  async getRaw(path: string): Promise<{ status: number; body: string }> {
-    const res = await this.#send({ method: "GET", path });
+  /**
+   * GETs a path as text, whatever the status: non-resource paths (`/readyz`, `/version`,
+   * discovery), or a resource path with another `accept` (e.g. a server-side Table).
+   */
+  async getRaw(path: string, accept?: string): Promise<{ status: number; body: string }> {
+    const [p, q] = path.split("?", 2) as [string, string | undefined];
+    const res = await this.#send({ method: "GET", path: p, query: new URLSearchParams(q ?? ""), ...(accept ? { accept } : {}) });
     return { status: res.status, body: res.body.toString("utf8") };
   }
 

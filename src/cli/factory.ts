@@ -1,0 +1,54 @@
+/**
+ * Clients for CLI commands from kubeconfig flags, as kubectl resolves them: `--kubeconfig`,
+ * else `$KUBECONFIG` (first file), else `~/.kube/config`; `--karmada-context` picks the context.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { HttpClient } from "../client/http.ts";
+import { httpClientFor, loadKubeconfig } from "../client/kubeconfig.ts";
+import { type ClientFactory, CommandError } from "./io.ts";
+
+export interface KubeconfigFlags {
+  kubeconfig?: string;
+  karmadaContext?: string;
+}
+
+export function defaultKubeconfigPath(env: Record<string, string | undefined>): string {
+  const fromEnv = env.KUBECONFIG?.split(":").find((p) => p !== "");
+  return fromEnv ?? join(env.HOME ?? homedir(), ".kube", "config");
+}
+
+async function connect(path: string, context: string | undefined): Promise<{ client: HttpClient; server: string; insecureSkipTLSVerify: boolean; caData?: string }> {
+  let conn: Awaited<ReturnType<typeof loadKubeconfig>>;
+  try {
+    conn = await loadKubeconfig({ path, ...(context ? { context } : {}) });
+  } catch (err) {
+    throw new CommandError(`cannot load kubeconfig ${path}${context ? ` (context ${context})` : ""}: ${(err as Error).message}`);
+  }
+  const out: { client: HttpClient; server: string; insecureSkipTLSVerify: boolean; caData?: string } = {
+    client: httpClientFor(conn, { userAgent: "karmadactl" }),
+    server: conn.server,
+    insecureSkipTLSVerify: conn.insecureSkipTLSVerify === true,
+  };
+  if (conn.caData) out.caData = conn.caData;
+  return out;
+}
+
+export function clientFactory(flags: KubeconfigFlags, env: Record<string, string | undefined>): ClientFactory & { close(): void } {
+  const opened: HttpClient[] = [];
+  const track = <T extends { client: HttpClient }>(c: T): T => {
+    opened.push(c.client);
+    return c;
+  };
+  return {
+    async controlPlane() {
+      return track(await connect(flags.kubeconfig ?? defaultKubeconfigPath(env), flags.karmadaContext)).client;
+    },
+    async cluster(kubeconfig, context) {
+      return track(await connect(kubeconfig, context));
+    },
+    close() {
+      for (const c of opened) c.close();
+    },
+  };
+}
