@@ -18,12 +18,17 @@ export function defaultKubeconfigPath(env: Record<string, string | undefined>): 
   return fromEnv ?? join(env.HOME ?? homedir(), ".kube", "config");
 }
 
-async function connect(path: string, context: string | undefined): Promise<{ client: HttpClient; server: string; insecureSkipTLSVerify: boolean; caData?: string }> {
+async function connect(
+  path: string,
+  context: string | undefined,
+): Promise<{ client: HttpClient; server: string; insecureSkipTLSVerify: boolean; caData?: string }> {
   let conn: Awaited<ReturnType<typeof loadKubeconfig>>;
   try {
     conn = await loadKubeconfig({ path, ...(context ? { context } : {}) });
   } catch (err) {
-    throw new CommandError(`cannot load kubeconfig ${path}${context ? ` (context ${context})` : ""}: ${(err as Error).message}`);
+    throw new CommandError(
+      `cannot load kubeconfig ${path}${context ? ` (context ${context})` : ""}: ${(err as Error).message}`,
+    );
   }
   const out: { client: HttpClient; server: string; insecureSkipTLSVerify: boolean; caData?: string } = {
     client: httpClientFor(conn, { userAgent: "karmadactl" }),
@@ -34,7 +39,10 @@ async function connect(path: string, context: string | undefined): Promise<{ cli
   return out;
 }
 
-export function clientFactory(flags: KubeconfigFlags, env: Record<string, string | undefined>): ClientFactory & { close(): void } {
+export function clientFactory(
+  flags: KubeconfigFlags,
+  env: Record<string, string | undefined>,
+): ClientFactory & { close(): void } {
   const opened: HttpClient[] = [];
   const track = <T extends { client: HttpClient }>(c: T): T => {
     opened.push(c.client);
@@ -42,7 +50,8 @@ export function clientFactory(flags: KubeconfigFlags, env: Record<string, string
   };
   return {
     async controlPlane() {
-      return track(await connect(flags.kubeconfig ?? defaultKubeconfigPath(env), flags.karmadaContext)).client;
+      return track(await connect(flags.kubeconfig ?? defaultKubeconfigPath(env), flags.karmadaContext))
+        .client;
     },
     async cluster(kubeconfig, context) {
       return track(await connect(kubeconfig, context));

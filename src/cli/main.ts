@@ -8,7 +8,10 @@ import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.t
 import { clientFactory, type KubeconfigFlags } from "./factory.ts";
 import { CommandError, type CommandIO } from "./io.ts";
 
-export const CLIENT_VERSION = { gitVersion: "v0.1.0-karmada-ts", platform: `${process.platform}/${process.arch}` };
+export const CLIENT_VERSION = {
+  gitVersion: "v0.1.0-karmada-ts",
+  platform: `${process.platform}/${process.arch}`,
+};
 
 function duration(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
@@ -58,7 +61,11 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       .argument("<CLUSTER_NAME>", "name the cluster gets in Karmada")
       .requiredOption("--cluster-kubeconfig <path>", "path of the cluster's kubeconfig")
       .option("--cluster-context <name>", "context of the cluster in --cluster-kubeconfig")
-      .option("--cluster-namespace <ns>", "namespace in the control plane where member cluster secrets are stored", DEFAULT_CLUSTER_NAMESPACE)
+      .option(
+        "--cluster-namespace <ns>",
+        "namespace in the control plane where member cluster secrets are stored",
+        DEFAULT_CLUSTER_NAMESPACE,
+      )
       .option("--cluster-provider <provider>", "provider of the joining cluster")
       .option("--cluster-region <region>", "region of the joining cluster")
       .option("--cluster-zones <zones>", "zones of the joining cluster (comma-separated)", list)
@@ -92,9 +99,16 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       .command("unjoin")
       .description("Remove a cluster from Karmada control plane")
       .argument("<CLUSTER_NAME>", "name of the cluster in Karmada")
-      .option("--cluster-kubeconfig <path>", "path of the cluster's kubeconfig (to also clean up in the cluster)")
+      .option(
+        "--cluster-kubeconfig <path>",
+        "path of the cluster's kubeconfig (to also clean up in the cluster)",
+      )
       .option("--cluster-context <name>", "context of the cluster in --cluster-kubeconfig")
-      .option("--cluster-namespace <ns>", "namespace in the control plane where member cluster secrets are stored", DEFAULT_CLUSTER_NAMESPACE)
+      .option(
+        "--cluster-namespace <ns>",
+        "namespace in the control plane where member cluster secrets are stored",
+        DEFAULT_CLUSTER_NAMESPACE,
+      )
       .option("--wait <duration>", "how long to wait for the cluster to be removed", duration, 60_000)
       .option("--force", "go on when a step fails or times out", false)
       .option("--dry-run", "run the command in dry-run mode, without making any server requests", false),
@@ -131,13 +145,19 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       .option("-A, --all-namespaces", "list across all namespaces", false)
       .option("-o, --output <format>", "wide, yaml, json or name")
       .option("-l, --selector <selector>", "label selector")
-      .addOption(new Option("-s, --operation-scope <scope>", "where to look").choices(["karmada", "members", "all"]).default("karmada"))
+      .addOption(
+        new Option("-s, --operation-scope <scope>", "where to look")
+          .choices(["karmada", "members", "all"])
+          .default("karmada"),
+      )
       .option("-C, --clusters <names>", "member clusters to look in (comma-separated)", list, []),
   ).action((resource: string, names: string[], o: KubeconfigFlags & Record<string, unknown>) =>
     run(io, async () => {
       const output = o.output as string | undefined;
       if (output && !["wide", "yaml", "json", "name"].includes(output)) {
-        throw new CommandError(`unable to match a printer suitable for the output format "${output}", allowed formats are: json,name,wide,yaml`);
+        throw new CommandError(
+          `unable to match a printer suitable for the output format "${output}", allowed formats are: json,name,wide,yaml`,
+        );
       }
       const clients = clientFactory(o, env);
       try {
@@ -169,9 +189,13 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       run(io, async () => {
         const info = { ...CLIENT_VERSION, kubernetesApiVersion: VERSION.gitVersion };
         if (opts.output === "json") io.stdout.write(`${JSON.stringify({ clientVersion: info }, null, 2)}\n`);
-        else if (opts.output === "yaml") io.stdout.write(`clientVersion:\n  gitVersion: ${info.gitVersion}\n  platform: ${info.platform}\n`);
+        else if (opts.output === "yaml")
+          io.stdout.write(`clientVersion:\n  gitVersion: ${info.gitVersion}\n  platform: ${info.platform}\n`);
         else if (opts.output) throw new CommandError("--output must be 'yaml' or 'json'");
-        else io.stdout.write(`karmadactl version: version.Info{GitVersion:"${info.gitVersion}", Platform:"${info.platform}"}\n`);
+        else
+          io.stdout.write(
+            `karmadactl version: version.Info{GitVersion:"${info.gitVersion}", Platform:"${info.platform}"}\n`,
+          );
       }),
     );
   return program;

@@ -7,7 +7,7 @@ import type { StoredObject } from "../../api/meta.ts";
 import { RESOURCES } from "../../client/client.ts";
 import type { HttpClient } from "../../client/http.ts";
 import { memberConnections } from "../../controllers/members.ts";
-import { CommandError, type ClientFactory, type CommandIO } from "../io.ts";
+import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
 
 export interface GetOptions {
   resource: string;
@@ -44,22 +44,40 @@ interface Resolved {
 async function resolve(client: HttpClient, name: string): Promise<Resolved> {
   const [word, groupHint] = ((): [string, string | undefined] => {
     const dot = name.indexOf(".");
-    return dot < 0 ? [name.toLowerCase(), undefined] : [name.slice(0, dot).toLowerCase(), name.slice(dot + 1)];
+    return dot < 0
+      ? [name.toLowerCase(), undefined]
+      : [name.slice(0, dot).toLowerCase(), name.slice(dot + 1)];
   })();
   const gvs: string[] = ["v1"];
-  const groups = JSON.parse((await client.getRaw("/apis")).body) as { groups?: Array<{ name: string; preferredVersion?: { groupVersion: string } }> };
+  const groups = JSON.parse((await client.getRaw("/apis")).body) as {
+    groups?: Array<{ name: string; preferredVersion?: { groupVersion: string } }>;
+  };
   for (const g of groups.groups ?? []) if (g.preferredVersion) gvs.push(g.preferredVersion.groupVersion);
   for (const gv of gvs) {
     const group = gv.includes("/") ? gv.split("/")[0]! : "";
     if (groupHint !== undefined && group !== groupHint && !group.startsWith(`${groupHint}.`)) continue;
     const r = await client.getRaw(gv === "v1" ? "/api/v1" : `/apis/${gv}`);
     if (r.status !== 200) continue;
-    const list = JSON.parse(r.body) as { resources?: Array<{ name: string; singularName?: string; shortNames?: string[]; kind: string; namespaced: boolean }> };
+    const list = JSON.parse(r.body) as {
+      resources?: Array<{
+        name: string;
+        singularName?: string;
+        shortNames?: string[];
+        kind: string;
+        namespaced: boolean;
+      }>;
+    };
     for (const res of list.resources ?? []) {
       if (res.name.includes("/")) continue;
       const names = [res.name, res.singularName ?? "", res.kind.toLowerCase(), ...(res.shortNames ?? [])];
       if (names.includes(word)) {
-        return { group, version: gv.includes("/") ? gv.split("/")[1]! : "v1", resource: res.name, namespaced: res.namespaced, kind: res.kind };
+        return {
+          group,
+          version: gv.includes("/") ? gv.split("/")[1]! : "v1",
+          resource: res.name,
+          namespaced: res.namespaced,
+          kind: res.kind,
+        };
       }
     }
   }
@@ -74,8 +92,16 @@ function path(r: Resolved, namespace: string | undefined, name?: string): string
 
 function render(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]! + 3))).join("").trimEnd()).join("\n") + "\n";
+  for (const row of rows) {
+    for (const [i, c] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
+  }
+  const lines = rows.map((row) =>
+    row
+      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]! + 3)))
+      .join("")
+      .trimEnd(),
+  );
+  return `${lines.join("\n")}\n`;
 }
 
 function cellText(v: unknown): string {
@@ -118,14 +144,19 @@ export async function runGet(opts: GetOptions, io: CommandIO, clients: ClientFac
         const r = await resolve(src.client, opts.resource);
         const names = opts.names.length > 0 ? opts.names : [undefined];
         for (const n of names) {
-          const got = JSON.parse((await src.client.getRaw(path(r, namespace, n))).body) as StoredObject & { items?: StoredObject[] };
+          const got = JSON.parse((await src.client.getRaw(path(r, namespace, n))).body) as StoredObject & {
+            items?: StoredObject[];
+          };
           items.push(...(Array.isArray(got.items) ? got.items : [got]));
         }
       }
       if (opts.output === "name") {
         for (const i of items) io.stdout.write(`${i.kind?.toLowerCase()}/${i.metadata?.name}\n`);
       } else {
-        const doc = items.length === 1 && opts.names.length === 1 ? items[0] : { apiVersion: "v1", kind: "List", items, metadata: { resourceVersion: "" } };
+        const doc =
+          items.length === 1 && opts.names.length === 1
+            ? items[0]
+            : { apiVersion: "v1", kind: "List", items, metadata: { resourceVersion: "" } };
         io.stdout.write(opts.output === "json" ? `${JSON.stringify(doc, null, 4)}\n` : stringify(doc));
       }
       return;
@@ -134,10 +165,13 @@ export async function runGet(opts: GetOptions, io: CommandIO, clients: ClientFac
     const rows: string[][] = [];
     for (const src of sources) {
       const r = await resolve(src.client, opts.resource);
-      const paths = opts.names.length > 0 ? opts.names.map((n) => path(r, namespace, n)) : [path(r, namespace)];
+      const paths =
+        opts.names.length > 0 ? opts.names.map((n) => path(r, namespace, n)) : [path(r, namespace)];
       for (const p of paths) {
         const table = await fetchTable(src.client, p, opts.labelSelector);
-        const keep = table.columnDefinitions.map((c, i) => ((c.priority ?? 0) === 0 || wide ? i : -1)).filter((i) => i >= 0);
+        const keep = table.columnDefinitions
+          .map((c, i) => ((c.priority ?? 0) === 0 || wide ? i : -1))
+          .filter((i) => i >= 0);
         header ??= [
           ...(opts.allNamespaces && r.namespaced ? ["NAMESPACE"] : []),
           ...keep.map((i) => table.columnDefinitions[i]!.name.toUpperCase()),
@@ -153,7 +187,11 @@ export async function runGet(opts: GetOptions, io: CommandIO, clients: ClientFac
       }
     }
     if (rows.length === 0 || !header) {
-      io.stderr.write(namespace && !opts.allNamespaces ? `No resources found in ${namespace} namespace.\n` : "No resources found\n");
+      io.stderr.write(
+        namespace && !opts.allNamespaces
+          ? `No resources found in ${namespace} namespace.\n`
+          : "No resources found\n",
+      );
       return;
     }
     io.stdout.write(render([header, ...rows]));
