@@ -49,6 +49,8 @@ export interface ApiServerOptions {
   policyFinalizers?: boolean;
   /** Compact history older than this many ms, every interval. Default 5 minutes; 0 disables. */
   compactionIntervalMs?: number;
+  /** An extra readiness check: /readyz fails while it returns false (e.g. a simulated member's "unhealthy" fault). */
+  ready?: () => boolean;
 }
 
 export const VERSION: VersionInfo = {
@@ -118,7 +120,7 @@ export class ApiServer {
     const handler = new ApiHandler(context, new OpenApi(registry), {
       version: VERSION,
       watch: { ...DEFAULT_WATCH_SETTINGS, ...opts.watch },
-      ready: () => readiness.ready,
+      ready: () => readiness.ready && (opts.ready?.() ?? true),
     });
     const server = new ApiServer(context, handler, readiness);
     const crdType = registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;

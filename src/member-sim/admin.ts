@@ -1,0 +1,172 @@
+/**
+ * The member's HTTP front: the API server's node:http adapter (`startHttpServer`) with the
+ * simulator's admin endpoint and network faults in front of it, on the same port.
+ *
+ *   GET    /sim/faults    {"faults":[...]}                 the faults in effect
+ *   POST   /sim/faults    a fault (see faults.ts)          201 {"fault":{...}} | 200 {"deleted":n} | 200 {"restored":[...]}
+ *   DELETE /sim/faults                                      200 {"restored":[...]} (all)
+ *   GET    /sim/info      {"name","nodes","clusterID"}
+ *
+ * Bad fault JSON answers 400 {"error":"..."}. The admin endpoint keeps answering under every
+ * fault (so `restore` can get through).
+ *
+ * Faults on the wire: `unreachable` (mode reset) destroys every open connection (watches
+ * included) and every new request's socket before an answer, so clients get ECONNRESET /
+ * "socket hang up" / EOF, never an HTTP status; mode hang leaves requests unanswered and
+ * stops open streams mid-flight (clients time out). `unhealthy` answers /healthz 500 here and
+ * /readyz 500 through the API server's readiness hook; everything else keeps working.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { ApiHandler } from "../apiserver/handler.ts";
+import { type RunningHttpServer, startHttpServer } from "../apiserver/http.ts";
+import type { Logger } from "../log.ts";
+import { FaultError, type Faults } from "./faults.ts";
+
+export interface AdminInfo {
+  name: string;
+  nodes(): string[];
+  clusterId(): string | undefined;
+}
+
+const MAX_ADMIN_BODY = 64 * 1024;
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_ADMIN_BODY) {
+        reject(new FaultError("request body too large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8").trim();
+      try {
+        resolve(text === "" ? undefined : JSON.parse(text));
+      } catch {
+        reject(new FaultError("the body is not JSON"));
+      }
+    });
+    req.on("error", reject);
+  });
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function admin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  faults: Faults,
+  info: AdminInfo,
+): Promise<void> {
+  try {
+    if (path === "/sim/faults" || path === "/sim/faults/") {
+      if (req.method === "GET") return reply(res, 200, { faults: faults.list() });
+      if (req.method === "DELETE") return reply(res, 200, { restored: await faults.restore() });
+      if (req.method === "POST") {
+        const result = await faults.set(await readJson(req));
+        return reply(res, "fault" in result ? 201 : 200, result);
+      }
+      return reply(res, 405, { error: `${req.method} is not supported on ${path}` });
+    }
+    if (path === "/sim/info" && req.method === "GET") {
+      return reply(res, 200, { name: info.name, nodes: info.nodes(), clusterID: info.clusterId() });
+    }
+    return reply(res, 404, { error: `no such admin path ${path}` });
+  } catch (err) {
+    if (err instanceof FaultError) return reply(res, 400, { error: err.message });
+    return reply(res, 500, { error: (err as Error).message });
+  }
+}
+
+export interface MemberHttpOptions {
+  host: string;
+  port: number;
+  log: Logger;
+  faults: Faults;
+  info: AdminInfo;
+}
+
+/** Serves the API handler plus the admin endpoint and network faults. */
+export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions): Promise<RunningHttpServer> {
+  const http = await startHttpServer(handler, { host: opts.host, port: opts.port, log: opts.log });
+  const { server } = http;
+  const { faults } = opts;
+  const sockets = new Set<Socket>();
+  /** Sockets carrying an admin request right now: never cut. */
+  const adminSockets = new Set<Socket>();
+  /** Sockets silenced by a hang fault (corked: nothing they write leaves). */
+  const held = new Set<Socket>();
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => {
+      sockets.delete(s);
+      held.delete(s);
+    });
+  });
+  const hold = (s: Socket): void => {
+    if (held.has(s)) return;
+    held.add(s);
+    s.cork();
+    s.pause();
+  };
+  // The adapter's own request listener runs only for requests no fault or admin path takes.
+  const [api] = server.listeners("request") as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners("request");
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (path.startsWith("/sim/")) {
+      adminSockets.add(req.socket);
+      res.on("close", () => adminSockets.delete(req.socket));
+      void admin(req, res, path, faults, opts.info);
+      return;
+    }
+    const mode = faults.unreachable();
+    if (mode === "reset") {
+      req.socket.destroy();
+      return;
+    }
+    if (mode === "hang") {
+      hold(req.socket);
+      return;
+    }
+    if (faults.isUnhealthy() && (path === "/healthz" || path.startsWith("/healthz/"))) {
+      res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end("[+]ping ok\n[-]member-sim failed: reason withheld\nhealthz check failed");
+      return;
+    }
+    api?.(req, res);
+  });
+  const removeListener = faults.onChange(() => {
+    const mode = faults.unreachable();
+    if (mode === undefined) {
+      // Silenced connections are dead to their clients by now; end them.
+      for (const s of held) s.destroy();
+      held.clear();
+      return;
+    }
+    for (const s of sockets) {
+      if (adminSockets.has(s)) continue;
+      if (mode === "reset") s.destroy();
+      else hold(s);
+    }
+  });
+  return {
+    ...http,
+    close: async () => {
+      removeListener();
+      for (const s of held) s.destroy();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * The client side of the admin endpoint, for `karmada member-sim fault`: command words to a
+ * fault's JSON, and the request that sets it.
+ *
+ *   unreachable [--hang]                 unhealthy
+ *   cordon [--node N]                    node-not-ready [--node N]
+ *   delete-pods -n NS [-l SELECTOR]      unhealthy-workload -n NS KIND/NAME
+ *   restore [--id ID]                    list
+ */
+import { FaultError, parseFault, WORKLOAD_KINDS } from "./faults.ts";
+
+export interface FaultArgs {
+  type: string;
+  target?: string | undefined;
+  namespace?: string | undefined;
+  selector?: string | undefined;
+  node?: string | undefined;
+  id?: string | undefined;
+  hang?: boolean | undefined;
+}
+
+/** The JSON body for `POST /sim/faults`; validated like the server does. Not for `list`. */
+export function faultFromArgs(a: FaultArgs): Record<string, unknown> {
+  let body: Record<string, unknown>;
+  switch (a.type) {
+    case "unreachable":
+      body = { type: a.type, ...(a.hang ? { mode: "hang" } : {}) };
+      break;
+    case "cordon":
+    case "node-not-ready":
+      body = { type: a.type, ...(a.node ? { node: a.node } : {}) };
+      break;
+    case "delete-pods":
+      body = {
+        type: a.type,
+        namespace: a.namespace ?? "default",
+        ...(a.selector ? { selector: a.selector } : {}),
+      };
+      break;
+    case "unhealthy-workload": {
+      const [kindText = "", name] = (a.target ?? "").split("/");
+      const kind = WORKLOAD_KINDS.find((k) => k.toLowerCase() === kindText.toLowerCase());
+      if (!kind || !name) {
+        throw new FaultError(
+          `unhealthy-workload needs KIND/NAME, KIND one of ${WORKLOAD_KINDS.join(", ")} (e.g. deployment/web)`,
+        );
+      }
+      body = { type: a.type, namespace: a.namespace ?? "default", kind, name };
+      break;
+    }
+    case "restore":
+      body = { type: a.type, ...(a.id ? { id: a.id } : {}) };
+      break;
+    default:
+      body = { type: a.type };
+  }
+  parseFault(body);
+  return body;
+}
+
+/** Sends a fault (or, with body undefined, lists faults); returns the response JSON or throws with the server's error. */
+export async function sendFault(
+  url: string,
+  body: Record<string, unknown> | undefined,
+  fetchImpl: typeof fetch = fetch,
+): Promise<unknown> {
+  const endpoint = `${url.replace(/\/+$/, "")}/sim/faults`;
+  const res = await fetchImpl(endpoint, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = { error: text };
+  }
+  if (!res.ok) {
+    const msg = (json as { error?: string }).error ?? `HTTP ${res.status}`;
+    throw new FaultError(msg);
+  }
+  return json;
+}

@@ -1,0 +1,275 @@
+/**
+ * The simulated member cluster as kubectl sees it: Ready nodes, rollouts that finish, Jobs
+ * that complete, faults that look like real outages on the wire, and `karmada member-sim` as
+ * a process (started, used, SIGKILLed).
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
+import { FAST } from "../../src/member-sim/test-support.ts";
+import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
+import { manifest, table } from "./util.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
+
+function kubectlWith(kubeconfig: string, dir: string) {
+  return (args: string[], timeoutMs = 60_000): Promise<KubectlResult> =>
+    new Promise((resolve) => {
+      execFile(
+        KUBECTL,
+        [`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, "cache")}`, ...args],
+        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: timeoutMs },
+        (err, stdout, stderr) => {
+          const code = err
+            ? typeof (err as { code?: unknown }).code === "number"
+              ? (err as { code: number }).code
+              : 1
+            : 0;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+}
+
+function kubeconfigFor(name: string, url: string): string {
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    `clusters:\n- name: ${name}\n  cluster:\n    server: ${url}`,
+    `contexts:\n- name: ${name}\n  context:\n    cluster: ${name}\n    user: admin\n    namespace: default`,
+    `current-context: ${name}`,
+    "users:\n- name: admin\n  user: {}",
+    "",
+  ].join("\n");
+}
+
+const ok = (r: KubectlResult): KubectlResult => {
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  return r;
+};
+
+describe("member-sim with kubectl", () => {
+  let m: ServedMemberCluster;
+  let dir: string;
+  let kubectl: ReturnType<typeof kubectlWith>;
+
+  beforeAll(async () => {
+    m = await serveMemberCluster({ name: "member1", port: 0, timing: FAST });
+    dir = await mkdtemp(join(tmpdir(), "karmada-ts-member-sim-"));
+    const kubeconfig = join(dir, "kubeconfig");
+    await writeFile(kubeconfig, kubeconfigFor("member1", m.url));
+    kubectl = kubectlWith(kubeconfig, dir);
+  });
+  afterAll(async () => {
+    await m?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("kubectl get nodes: Ready nodes with ROLES and VERSION", async () => {
+    const t = table(ok(await kubectl(["get", "nodes"])).stdout);
+    expect(t.header).toEqual(["NAME", "STATUS", "ROLES", "AGE", "VERSION"]);
+    expect(t.rows.map((r) => [r[0], r[1], r[2], r[4]])).toEqual([
+      ["member1-node-0", "Ready", "<none>", "v1.32.0"],
+      ["member1-node-1", "Ready", "<none>", "v1.32.0"],
+      ["member1-node-2", "Ready", "<none>", "v1.32.0"],
+    ]);
+  });
+
+  it("Deployment: rollout status finishes, an image change rolls out, scale to 0 and back", async () => {
+    ok(await kubectl(["create", "deployment", "web", "--image=nginx:1.25", "--replicas=3"]));
+    const status = ok(await kubectl(["rollout", "status", "deployment/web", "--timeout=30s"]));
+    expect(status.stdout).toContain('deployment "web" successfully rolled out');
+    const pods = table(ok(await kubectl(["get", "pods", "-l", "app=web"])).stdout);
+    expect(pods.rows).toHaveLength(3);
+    expect(pods.rows.every((r) => r[1] === "1/1" && r[2] === "Running")).toBe(true);
+    ok(await kubectl(["set", "image", "deployment/web", "nginx=nginx:1.26"]));
+    expect(ok(await kubectl(["rollout", "status", "deployment/web", "--timeout=30s"])).stdout).toContain(
+      "successfully rolled out",
+    );
+    const history = ok(await kubectl(["rollout", "history", "deployment/web"])).stdout;
+    expect(history).toMatch(/^1\s/m);
+    expect(history).toMatch(/^2\s/m);
+    ok(await kubectl(["scale", "deployment/web", "--replicas=0"]));
+    ok(await kubectl(["rollout", "status", "deployment/web", "--timeout=30s"]));
+    await eventually(
+      async () => (await kubectl(["get", "pods", "-l", "app=web", "-o", "name"])).stdout === "",
+      "pods gone",
+    );
+    ok(await kubectl(["scale", "deployment/web", "--replicas=2"]));
+    ok(await kubectl(["rollout", "status", "deployment/web", "--timeout=30s"]));
+    const ready = ok(
+      await kubectl([
+        "get",
+        "deployment",
+        "web",
+        "-o",
+        "jsonpath={.status.readyReplicas}/{.status.replicas}",
+      ]),
+    );
+    expect(ready.stdout).toBe("2/2");
+  });
+
+  it("StatefulSet and DaemonSet: rollout status finishes", async () => {
+    const labels = { app: "db" };
+    const template = { metadata: { labels }, spec: { containers: [{ name: "db", image: "postgres:16" }] } };
+    const file = await writeTmp(
+      "workloads.yaml",
+      manifest(
+        {
+          apiVersion: "apps/v1",
+          kind: "StatefulSet",
+          metadata: { name: "db", namespace: "default" },
+          spec: { replicas: 2, serviceName: "db", selector: { matchLabels: labels }, template },
+        },
+        {
+          apiVersion: "apps/v1",
+          kind: "DaemonSet",
+          metadata: { name: "agent", namespace: "default" },
+          spec: {
+            selector: { matchLabels: { app: "agent" } },
+            template: {
+              metadata: { labels: { app: "agent" } },
+              spec: { containers: [{ name: "a", image: "busybox" }] },
+            },
+          },
+        },
+      ),
+    );
+    ok(await kubectl(["apply", "-f", file]));
+    expect(ok(await kubectl(["rollout", "status", "statefulset/db", "--timeout=30s"])).stdout).toContain(
+      "partitioned roll out complete: 2 new pods have been updated...",
+    );
+    expect(ok(await kubectl(["rollout", "status", "daemonset/agent", "--timeout=30s"])).stdout).toContain(
+      'daemon set "agent" successfully rolled out',
+    );
+  });
+
+  it("Job: kubectl wait --for=condition=complete", async () => {
+    ok(await kubectl(["create", "job", "pi", "--image=busybox"]));
+    const waited = ok(await kubectl(["wait", "--for=condition=complete", "job/pi", "--timeout=30s"]));
+    expect(waited.stdout).toBe("job.batch/pi condition met\n");
+  });
+
+  it("unhealthy: /readyz and /healthz answer 500 while kubectl keeps working; restore", async () => {
+    await m.faults.set({ type: "unhealthy" });
+    expect((await fetch(`${m.url}/readyz`)).status).toBe(500);
+    expect((await fetch(`${m.url}/healthz`)).status).toBe(500);
+    expect((await fetch(`${m.url}/livez`)).status).toBe(200);
+    ok(await kubectl(["get", "nodes"]));
+    await m.faults.set({ type: "restore" });
+    expect((await fetch(`${m.url}/readyz`)).status).toBe(200);
+  });
+
+  it("unreachable: clients get connection errors, not HTTP errors; the admin endpoint still answers; restore", async () => {
+    const res = await fetch(`${m.url}/sim/faults`, {
+      method: "POST",
+      body: JSON.stringify({ type: "unreachable" }),
+    });
+    expect(res.status).toBe(201);
+    const err = await fetch(`${m.url}/api/v1/nodes`).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    const failed = await kubectl(["get", "--raw", "/api/v1/namespaces/default/pods", "--request-timeout=2s"]);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).not.toContain("Error from server");
+    expect(failed.stderr).toMatch(/^Unable to connect to the server: (EOF|.*connection reset by peer)/);
+    const listed = (await (await fetch(`${m.url}/sim/faults`)).json()) as { faults: Array<{ type: string }> };
+    expect(listed.faults.map((f) => f.type)).toEqual(["unreachable"]);
+    await fetch(`${m.url}/sim/faults`, { method: "DELETE" });
+    ok(await kubectl(["get", "nodes"]));
+  });
+
+  it("unreachable (hang): requests time out", async () => {
+    await m.faults.set({ type: "unreachable", mode: "hang" });
+    const err = await fetch(`${m.url}/version`, { signal: AbortSignal.timeout(300) }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err?.name).toBe("TimeoutError");
+    await m.faults.restore();
+    // Connections silenced during the fault are closed when it ends; a client's next one works.
+    await eventually(async () => (await fetch(`${m.url}/version`)).status === 200, "answers again", 20, 20);
+  });
+
+  it("rejects a bad fault with 400 and a message", async () => {
+    const res = await fetch(`${m.url}/sim/faults`, {
+      method: "POST",
+      body: JSON.stringify({ type: "unhealthy-workload" }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'unhealthy-workload: "kind" is required' });
+  });
+
+  async function writeTmp(name: string, content: string): Promise<string> {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return path;
+  }
+});
+
+describe("karmada member-sim as a process", () => {
+  let child: ChildProcess | undefined;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "karmada-ts-member-sim-proc-"));
+  });
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("prints its URL, writes a kubeconfig kubectl uses, takes faults from the CLI, and is gone after SIGKILL", async () => {
+    const kubeconfig = join(dir, "member2.kubeconfig");
+    const proc = spawn(
+      process.execPath,
+      [BIN, "member-sim", "--name", "member2", "--port", "0", "--nodes", "2", "--kubeconfig-out", kubeconfig],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    child = proc;
+    let out = "";
+    proc.stdout.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    const url = await eventually(
+      async () => /member-sim member2 listening on (http:\/\/\S+)/.exec(out)?.[1],
+      "the URL",
+      300,
+      50,
+    );
+    const config = await readFile(kubeconfig, "utf8");
+    expect(config).toContain(`server: ${url}`);
+    expect(config).toContain("current-context: member2");
+    const kubectl = kubectlWith(kubeconfig, dir);
+    const nodes = table(ok(await kubectl(["get", "nodes"])).stdout);
+    expect(nodes.rows.map((r) => r[0])).toEqual(["member2-node-0", "member2-node-1"]);
+    const fault = await new Promise<KubectlResult>((resolve) => {
+      execFile(
+        process.execPath,
+        [BIN, "member-sim", "fault", "--url", url, "unhealthy"],
+        (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
+      );
+    });
+    expect(fault.code).toBe(0);
+    expect(JSON.parse(fault.stdout)).toMatchObject({ fault: { type: "unhealthy", id: "f1" } });
+    expect((await fetch(`${url}/readyz`)).status).toBe(500);
+    const exited = new Promise((resolve) => proc.on("exit", (_code, signal) => resolve(signal)));
+    proc.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const err = await fetch(`${url}/version`).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect((err?.cause as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
+    expect((await kubectl(["get", "nodes", "--request-timeout=2s"])).code).not.toBe(0);
+  });
+});
