@@ -147,7 +147,7 @@ export class ApiServer {
     server.#startProgressNotices(
       Math.max(1000, (opts.watch?.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs) / 2),
     );
-    await server.#ensureNamespaces();
+    await server.#ensureNamespaces(opts.karmada !== false);
     readiness.ready = true;
     return server;
   }
@@ -239,11 +239,16 @@ export class ApiServer {
     this.#stoppers.push(() => clearInterval(timer));
   }
 
-  /** The namespaces every cluster has. */
-  async #ensureNamespaces(): Promise<void> {
+  /**
+   * The namespaces every cluster has; a Karmada control plane also has `karmada-system` (where
+   * its components keep leader-election Leases) and `karmada-cluster` (member credentials).
+   */
+  async #ensureNamespaces(karmada: boolean): Promise<void> {
     const nsType = this.registry.get("", "v1", "namespaces")!;
     const opts = { dryRun: false, fieldValidation: "Ignore" as const, fieldManager: "karmada-ts" };
-    for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
+    const names = ["default", "kube-system", "kube-public", "kube-node-lease"];
+    if (karmada) names.push("karmada-system", "karmada-cluster");
+    for (const name of names) {
       try {
         await createObject(
           this.context,

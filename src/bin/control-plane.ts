@@ -58,8 +58,8 @@ export async function startControlPlane(opts: {
   };
 }
 
-/** Runs `stop` once on SIGINT/SIGTERM, then exits. */
-export function stopOnSignals(stop: () => Promise<void>, log: Logger): void {
+/** Runs `stop` once on SIGINT/SIGTERM (or when the returned function is called), then exits. */
+export function stopOnSignals(stop: () => Promise<void>, log: Logger): () => void {
   let stopping = false;
   const handler = (): void => {
     if (stopping) return;
@@ -75,4 +75,5 @@ export function stopOnSignals(stop: () => Promise<void>, log: Logger): void {
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
+  return handler;
 }

@@ -1,11 +1,15 @@
 /**
  * `karmada <component>`: the only place that reads argv and the environment and exits.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
-import { renderKubeconfig } from "../client/kubeconfig.ts";
+import { defaultKubeconfigPath } from "../cli/factory.ts";
+import { count, duration, list, port } from "../cli/flags.ts";
+import type { HttpClient } from "../client/http.ts";
+import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../client/kubeconfig.ts";
+import { controllers } from "../controllers/index.ts";
 import { createLogger, type Level } from "../log.ts";
 import { serveMemberCluster } from "../member-sim/cluster.ts";
 import {
@@ -19,13 +23,8 @@ import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 import { StartupError, startControlPlane, stopOnSignals } from "./control-plane.ts";
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new InvalidArgumentError("must be a port number between 0 and 65535");
-  return n;
-}
+import { DEFAULT_LEADER_ELECTION, startElectedControllerManager } from "./controller-manager.ts";
+import { nextSteps, runUp } from "./up.ts";
 
 function level(value: string): Level {
   if (value !== "debug" && value !== "info" && value !== "warn" && value !== "error") {
@@ -71,58 +70,116 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
 interface UpFlags {
   dataDir: string;
   port: number;
+  members: number;
+  clusterStatusUpdateFrequency: number;
+  clusterFailureThreshold: number;
+  clusterSuccessThreshold: number;
   logLevel: Level;
 }
 
-/** A kubeconfig with one context per cluster, in the shape upstream's local-up script writes. */
-function kubeconfig(clusters: Array<{ name: string; server: string }>, current: string): string {
-  return stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: clusters.map((c) => ({ name: c.name, cluster: { server: c.server } })),
-    contexts: clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: `${c.name}-admin` } })),
-    users: clusters.map((c) => ({ name: `${c.name}-admin`, user: {} })),
-    "current-context": current,
-    preferences: {},
-  });
+async function runUpCommand(flags: UpFlags): Promise<void> {
+  // The terminal is for the user; component logs go to <data-dir>/karmada.log (members: members/<name>.log).
+  mkdirSync(resolve(flags.dataDir), { recursive: true });
+  const logFile = createWriteStream(join(resolve(flags.dataDir), "karmada.log"), { flags: "a" });
+  const log = createLogger({ level: flags.logLevel, sink: logFile, fields: { component: "up" } });
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  const up = await runUp(
+    {
+      dataDir: flags.dataDir,
+      port: flags.port,
+      members: flags.members,
+      memberCommand: [process.execPath, ...process.execArgv, process.argv[1]!],
+      controllerOptions: {
+        clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
+        clusterFailureThresholdMs: flags.clusterFailureThreshold,
+        clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
+      },
+      log,
+    },
+    io,
+  ).catch((err: unknown) => fail("up", err instanceof StartupError ? err : new StartupError(errorText(err))));
+  process.stdout.write(nextSteps(up));
+  stopOnSignals(async () => {
+    process.stdout.write("Stopping the members and the control plane ...\n");
+    await up.stop();
+  }, log);
 }
 
-async function runUp(flags: UpFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "up" } });
-  const dataDir = resolve(flags.dataDir);
-  mkdirSync(dataDir, { recursive: true });
-  process.stdout.write(`Starting the Karmada control plane (data in ${dataDir}) ...\n`);
-  const cp = await startControlPlane({
-    storage: `sqlite://${join(dataDir, "karmada.db")}`,
-    host: "127.0.0.1",
-    port: flags.port,
+/** One line for the user: a Kubernetes Status message, or the error's own. */
+function errorText(err: unknown): string {
+  const status = (err as { status?: { message?: string } }).status;
+  return status?.message ?? (err as Error).message ?? String(err);
+}
+
+interface ControllerManagerFlags {
+  kubeconfig?: string;
+  context?: string;
+  controllers: string[];
+  leaderElect: boolean;
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
+  leaderElectResourceNamespace: string;
+  clusterStatusUpdateFrequency: number;
+  clusterFailureThreshold: number;
+  clusterSuccessThreshold: number;
+  clusterMonitorPeriod: number;
+  clusterMonitorGracePeriod: number;
+  clusterStartupGracePeriod: number;
+  logLevel: Level;
+}
+
+async function runControllerManagerCommand(flags: ControllerManagerFlags): Promise<void> {
+  const log = createLogger({ level: flags.logLevel, fields: { component: "controller-manager" } });
+  const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
+  const unknown = flags.controllers
+    .map((c) => c.replace(/^-/, ""))
+    .filter((c) => c !== "*" && !(c in controllers));
+  if (unknown.length > 0) {
+    fail(
+      "controller-manager",
+      new StartupError(
+        `--controllers: unknown controller ${unknown.join(", ")}; known: ${Object.keys(controllers).join(", ")}`,
+      ),
+    );
+  }
+  let client: HttpClient;
+  try {
+    const conn = await loadKubeconfig({ path, ...(flags.context ? { context: flags.context } : {}) });
+    client = httpClientFor(conn, { userAgent: "karmada-controller-manager" });
+  } catch (err) {
+    fail("controller-manager", new StartupError(`cannot load kubeconfig ${path}: ${(err as Error).message}`));
+  }
+  const manager = startElectedControllerManager({
+    client,
     log,
-  }).catch((e) => fail("up", e));
-  const config = join(dataDir, "karmada.config");
-  writeFileSync(config, kubeconfig([{ name: "karmada-apiserver", server: cp.url }], "karmada-apiserver"), {
-    mode: 0o600,
+    controllers: flags.controllers,
+    options: {
+      clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
+      clusterFailureThresholdMs: flags.clusterFailureThreshold,
+      clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
+      clusterMonitorPeriodMs: flags.clusterMonitorPeriod,
+      clusterMonitorGracePeriodMs: flags.clusterMonitorGracePeriod,
+      clusterStartupGracePeriodMs: flags.clusterStartupGracePeriod,
+    },
+    leaderElection: {
+      ...DEFAULT_LEADER_ELECTION,
+      enabled: flags.leaderElect,
+      namespace: flags.leaderElectResourceNamespace,
+      leaseDurationMs: flags.leaderElectLeaseDuration,
+      renewDeadlineMs: flags.leaderElectRenewDeadline,
+      retryPeriodMs: flags.leaderElectRetryPeriod,
+    },
+    onLost: () => {
+      process.stderr.write("karmada controller-manager: leader election lost\n");
+      process.exit(1);
+    },
   });
-  process.stdout.write(
-    [
-      `Karmada control plane is running at ${cp.url}`,
-      "",
-      "To start using it:",
-      `  export KUBECONFIG=${config}`,
-      "  kubectl config use-context karmada-apiserver",
-      "  kubectl api-resources --api-group=policy.karmada.io",
-      "",
-      "Member clusters are not started yet by this version of `karmada up`.",
-      "Press Ctrl-C to stop.",
-      "",
-    ].join("\n"),
-  );
-  stopOnSignals(() => cp.stop(), log);
-}
-
-function count(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a non-negative integer");
-  return n;
+  process.stdout.write(`karmada controller-manager ${manager.identity} started (${client.server})\n`);
+  stopOnSignals(async () => {
+    await manager.stop();
+    client.close();
+  }, log);
 }
 
 interface MemberSimFlags {
@@ -139,6 +196,7 @@ interface MemberSimFlags {
   stages?: string;
   kubeconfigOut?: string;
   storage: string;
+  stopWithStdin?: boolean;
   logLevel: Level;
 }
 
@@ -204,10 +262,13 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
   }
   log.info("serving", { url: member.url, nodes: flags.nodes, clusterID: member.clusterId });
   process.stdout.write(`member-sim ${flags.name} listening on ${member.url}\n`);
-  stopOnSignals(async () => {
+  const stop = stopOnSignals(async () => {
     await member.stop();
     await store.close();
   }, log);
+  if (flags.stopWithStdin) {
+    process.stdin.on("end", stop).on("error", stop).resume();
+  }
 }
 
 async function runFault(
@@ -247,11 +308,102 @@ export function buildProgram(): Command {
     .action((flags: ApiserverFlags) => runApiserver(flags));
   program
     .command("up")
-    .description("run a local Karmada: the control plane on SQLite, with a kubeconfig to reach it")
-    .option("--data-dir <dir>", "where state and the kubeconfig live", ".karmada")
+    .description(
+      "run a local Karmada: the control plane and its controllers on SQLite, plus simulated member clusters joined in Push mode, with one kubeconfig for all (contexts karmada-apiserver, member1..N)",
+    )
+    .option(
+      "--data-dir <dir>",
+      "where state, member logs and karmada.config live; running again resumes",
+      ".karmada",
+    )
     .option("--port <n>", "control plane port (0: a free port)", port, 5443)
+    .option("--members <n>", "simulated member clusters", count, 3)
+    .option(
+      "--cluster-status-update-frequency <duration>",
+      "how often member health and status are collected",
+      duration,
+      10_000,
+    )
+    .option(
+      "--cluster-failure-threshold <duration>",
+      "how long a member must fail before it is NotReady",
+      duration,
+      30_000,
+    )
+    .option(
+      "--cluster-success-threshold <duration>",
+      "how long a member must recover before it is Ready again",
+      duration,
+      30_000,
+    )
     .option("--log-level <level>", "debug, info, warn or error", level, "warn")
-    .action((flags: UpFlags) => runUp(flags));
+    .action((flags: UpFlags) => runUpCommand(flags));
+  program
+    .command("controller-manager")
+    .description(
+      "run the Karmada controllers against a control plane (one replica leads through a Lease in karmada-system)",
+    )
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
+    )
+    .option("--context <name>", "kubeconfig context to use")
+    .option(
+      "--controllers <names>",
+      `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(controllers).join(", ")}`,
+      list,
+    )
+    .option("--leader-elect", "run the controllers only while holding the leader Lease", true)
+    .option("--no-leader-elect", "run the controllers at once (a single replica)")
+    .option(
+      "--leader-elect-lease-duration <duration>",
+      "how long a standby waits before taking the Lease",
+      duration,
+      15_000,
+    )
+    .option(
+      "--leader-elect-renew-deadline <duration>",
+      "how long the leader retries renewing before it gives up",
+      duration,
+      10_000,
+    )
+    .option(
+      "--leader-elect-retry-period <duration>",
+      "time between acquire and renew attempts",
+      duration,
+      2_000,
+    )
+    .option("--leader-elect-resource-namespace <ns>", "namespace of the leader Lease", "karmada-system")
+    .option(
+      "--cluster-status-update-frequency <duration>",
+      "how often member health and status are collected",
+      duration,
+      10_000,
+    )
+    .option(
+      "--cluster-failure-threshold <duration>",
+      "how long a member must fail before it is NotReady",
+      duration,
+      30_000,
+    )
+    .option(
+      "--cluster-success-threshold <duration>",
+      "how long a member must recover before it is Ready again",
+      duration,
+      30_000,
+    )
+    .option("--cluster-monitor-period <duration>", "how often cluster leases are checked", duration, 5_000)
+    .option(
+      "--cluster-monitor-grace-period <duration>",
+      "how long a silent cluster stays Ready",
+      duration,
+      40_000,
+    )
+    .option("--cluster-startup-grace-period <duration>", "grace for a newly joined cluster", duration, 60_000)
+    .option("--log-level <level>", "debug, info, warn or error", level, "info")
+    .action((flags: ControllerManagerFlags) =>
+      runControllerManagerCommand({ ...flags, controllers: flags.controllers ?? ["*"] }),
+    );
   const memberSim = program
     .command("member-sim")
     .description(
@@ -274,6 +426,7 @@ export function buildProgram(): Command {
     .option("--kubeconfig-out <path>", "write a kubeconfig reaching the cluster (context named after it)")
     .option("--storage <url>", "memory:, sqlite://<path> or etcd://host:port", "memory:")
     .option("--log-level <level>", "debug, info, warn or error", level, "warn")
+    .addOption(new Option("--stop-with-stdin", "stop when stdin closes (set by `karmada up`)").hideHelp())
     .addHelpText(
       "after",
       [

@@ -6,23 +6,13 @@ import { VERSION } from "../apiserver/server.ts";
 import { runGet } from "./commands/get.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
 import { clientFactory, type KubeconfigFlags } from "./factory.ts";
+import { duration, list } from "./flags.ts";
 import { CommandError, type CommandIO } from "./io.ts";
 
 export const CLIENT_VERSION = {
   gitVersion: "v0.1.0-karmada-ts",
   platform: `${process.platform}/${process.arch}`,
 };
-
-function duration(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
-  if (!m) throw new InvalidArgumentError("must be a duration such as 60s, 2m or 1h");
-  const n = Number(m[1]);
-  return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as "ms" | "s" | "m" | "h"];
-}
-
-function list(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(",").filter((v) => v !== "")];
-}
 
 /** Runs a command body, turning user-facing failures into `error: ...` and exit code 1. */
 async function run(io: CommandIO, body: () => Promise<void>): Promise<void> {

@@ -22,6 +22,7 @@ import {
   type WriteOptions as VerbWriteOptions,
 } from "../apiserver/verbs/write.ts";
 import { badRequest, notFound, pathNotFound } from "../machinery/errors.ts";
+import { toJson } from "../machinery/merge-patch.ts";
 import type {
   Client,
   DeleteOptions,
@@ -147,7 +148,7 @@ export class LocalClient implements Client {
 
   async create(res: ResourceRef, obj: KubeObject, opts?: WriteOptions): Promise<StoredObject> {
     const rt = this.#type(res);
-    const body = structuredClone(obj) as StoredObject;
+    const body = toJson(obj) as StoredObject;
     checkTypeMeta(rt, body);
     return createObject(
       this.#server,
@@ -166,7 +167,7 @@ export class LocalClient implements Client {
     opts?: WriteOptions,
   ): Promise<StoredObject> {
     const rt = this.#type(res);
-    const body = structuredClone(obj) as StoredObject;
+    const body = toJson(obj) as StoredObject;
     checkTypeMeta(rt, body);
     const name = body.metadata.name;
     if (!name) throw notFound({ group: rt.group, resource: rt.plural }, "");
@@ -208,7 +209,7 @@ export class LocalClient implements Client {
       name,
       subresource: opts.subresource,
       type,
-      document: patch,
+      document: toJson(patch),
       force: opts.force,
       options: this.#writeOptions(opts),
       explicitFieldManager: opts.fieldManager !== undefined || type !== "apply",

@@ -53,6 +53,27 @@ export function cloneJson<T>(value: T): T {
 }
 
 /**
+ * A deep copy with `JSON.stringify` semantics, without the string: properties that are
+ * `undefined` (or functions) are left out and such array items become `null`. What an
+ * in-process caller's body looks like after it crossed the wire.
+ */
+export function toJson(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    return value.map((v) => (v === undefined || typeof v === "function" ? null : toJson(v)));
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return toJson((value as { toJSON(): unknown }).toJSON());
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined && typeof v !== "function") out[key] = toJson(v);
+  }
+  return out;
+}
+
+/**
  * Applies an RFC 7386 merge patch and returns the result. Neither input is modified and the
  * result shares no objects with them.
  *

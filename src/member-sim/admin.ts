@@ -5,7 +5,7 @@
  *   GET    /sim/faults    {"faults":[...]}                 the faults in effect
  *   POST   /sim/faults    a fault (see faults.ts)          201 {"fault":{...}} | 200 {"deleted":n} | 200 {"restored":[...]}
  *   DELETE /sim/faults                                      200 {"restored":[...]} (all)
- *   GET    /sim/info      {"name","nodes","clusterID"}
+ *   GET    /sim/info      {"name","nodes","clusterID","pid"}
  *
  * Bad fault JSON answers 400 {"error":"..."}. The admin endpoint keeps answering under every
  * fault (so `restore` can get through).
@@ -80,7 +80,12 @@ async function admin(
       return reply(res, 405, { error: `${req.method} is not supported on ${path}` });
     }
     if (path === "/sim/info" && req.method === "GET") {
-      return reply(res, 200, { name: info.name, nodes: info.nodes(), clusterID: info.clusterId() });
+      return reply(res, 200, {
+        name: info.name,
+        nodes: info.nodes(),
+        clusterID: info.clusterId(),
+        pid: process.pid,
+      });
     }
     return reply(res, 404, { error: `no such admin path ${path}` });
   } catch (err) {

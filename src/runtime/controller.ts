@@ -5,7 +5,7 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { TerminalError } from "../machinery/errors.ts";
+import { isConflict, TerminalError } from "../machinery/errors.ts";
 import { type Informer, objectKey } from "./informer.ts";
 import { type RequeueResult, WorkQueue } from "./queue.ts";
 
@@ -51,7 +51,8 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
           log.error(err, "reconcile failed for good", { key });
           return false;
         }
-        log.warn("reconcile failed, retrying", {
+        // A conflict only means our cache was behind another writer: retry quietly.
+        (isConflict(err) ? log.debug : log.warn)("reconcile failed, retrying", {
           key,
           attempt,
           err: err instanceof Error ? err.message : String(err),

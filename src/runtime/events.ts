@@ -47,7 +47,7 @@ export function eventRecorder(
               apiVersion: obj.apiVersion,
               kind: obj.kind,
               name: meta.name,
-              namespace: meta.namespace,
+              ...(meta.namespace ? { namespace: meta.namespace } : {}),
               uid: meta.uid,
               resourceVersion: meta.resourceVersion,
             },

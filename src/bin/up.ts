@@ -1,0 +1,284 @@
+/**
+ * `karmada up`: the local all-in-one, shaped like upstream's local-up script. The control
+ * plane (API server, controllers) runs in this process on SQLite under the data directory;
+ * each member is a `karmada member-sim` child process (so it can be killed) with its own
+ * SQLite file; members are joined in Push mode; `<data-dir>/karmada.config` gets contexts
+ * `karmada-apiserver` and `member1..N`. Running `up` again on the same directory resumes.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { isObject, type StoredObject } from "../api/meta.ts";
+import { DEFAULT_CLUSTER_NAMESPACE, runJoin } from "../cli/commands/join.ts";
+import { clientFactory } from "../cli/factory.ts";
+import type { CommandIO } from "../cli/io.ts";
+import { RESOURCES } from "../client/client.ts";
+import { writeKubeconfig } from "../client/kubeconfig.ts";
+import { LocalClient } from "../client/local.ts";
+import type { ControllerOptions } from "../controllers/context.ts";
+import type { Logger } from "../log.ts";
+import { isNotFound } from "../machinery/errors.ts";
+import { startControlPlane } from "./control-plane.ts";
+import { DEFAULT_LEADER_ELECTION, startElectedControllerManager } from "./controller-manager.ts";
+
+export interface UpOptions {
+  dataDir: string;
+  port: number;
+  members: number;
+  /** The command that starts a member simulator (`[node, bin/karmada]`). */
+  memberCommand: string[];
+  controllerOptions?: Partial<ControllerOptions>;
+  /** How long to wait for the clusters to be Ready before reporting which are not (60 s). */
+  readyTimeoutMs?: number;
+  log: Logger;
+}
+
+export interface RunningUp {
+  url: string;
+  dataDir: string;
+  kubeconfig: string;
+  members: Array<{ name: string; url: string; process: ChildProcess }>;
+  stop(): Promise<void>;
+}
+
+function startMember(
+  cmd: string[],
+  name: string,
+  dir: string,
+  index: number,
+): Promise<{ url: string; process: ChildProcess }> {
+  const args = [
+    ...cmd.slice(1),
+    "member-sim",
+    "--name",
+    name,
+    "--port",
+    "0",
+    "--storage",
+    `sqlite://${join(dir, `${name}.db`)}`,
+    "--region",
+    `region-${index}`,
+    "--zone",
+    `zone-${index}`,
+    "--provider",
+    "karmada-ts",
+    // Our stdin is a pipe from `up`: when `up` dies, however it dies, the member stops too.
+    "--stop-with-stdin",
+  ];
+  const log = openSync(join(dir, `${name}.log`), "a");
+  const child = spawn(cmd[0]!, args, { stdio: ["pipe", "pipe", log] });
+  closeSync(log);
+  return new Promise((resolveUrl, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    const onExit = (code: number | null): void =>
+      reject(
+        new Error(
+          `member ${name} exited (${code ?? "signal"}) before it was ready; see ${join(dir, `${name}.log`)}`,
+        ),
+      );
+    lines.on("line", (line) => {
+      const m = / listening on (\S+)/.exec(line);
+      if (m) {
+        child.off("exit", onExit);
+        resolveUrl({ url: m[1]!, process: child });
+      }
+    });
+    child.once("exit", onExit);
+  });
+}
+
+async function stopMember(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Joins a member in Push mode, or points its Cluster at the member's new port when resuming. */
+async function joinOrResume(
+  local: LocalClient,
+  factory: ReturnType<typeof clientFactory>,
+  kubeconfig: string,
+  member: { name: string; url: string },
+  io: CommandIO,
+): Promise<void> {
+  let existing: StoredObject | undefined;
+  try {
+    existing = await local.get(RESOURCES.clusters, undefined, member.name);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  if (existing) {
+    const spec = isObject(existing.spec) ? existing.spec : {};
+    if (spec.apiEndpoint !== member.url)
+      await local.patch(RESOURCES.clusters, undefined, member.name, "merge", {
+        spec: { apiEndpoint: member.url },
+      });
+    io.stdout.write(`  ${member.name}: already joined, now at ${member.url}\n`);
+    return;
+  }
+  io.stdout.write(`  joining ${member.name} (${member.url}) in Push mode ...\n`);
+  await runJoin(
+    {
+      name: member.name,
+      clusterKubeconfig: kubeconfig,
+      clusterContext: member.name,
+      clusterNamespace: DEFAULT_CLUSTER_NAMESPACE,
+      dryRun: false,
+    },
+    { stdout: { write: (t) => io.stdout.write(`    ${t}`) }, stderr: io.stderr },
+    factory,
+  );
+}
+
+export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> {
+  const dataDir = resolve(opts.dataDir);
+  const memberDir = join(dataDir, "members");
+  mkdirSync(memberDir, { recursive: true });
+  const step = (text: string): void => io.stdout.write(`${text}\n`);
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop();
+    stops.length = 0;
+  };
+
+  try {
+    step(`Starting the Karmada control plane (data in ${dataDir}) ...`);
+    const cp = await startControlPlane({
+      storage: `sqlite://${join(dataDir, "karmada.db")}`,
+      host: "127.0.0.1",
+      port: opts.port,
+      log: opts.log,
+    });
+    stops.push(() => cp.stop());
+    const local = new LocalClient(cp.api.context, { fieldManager: "karmada-controller-manager" });
+    const controllers = startElectedControllerManager({
+      client: local,
+      log: opts.log.child({ component: "controller-manager" }),
+      controllers: ["*"],
+      ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
+      // One identity per data directory: a restarted `up` takes its Lease back at once.
+      leaderElection: {
+        ...DEFAULT_LEADER_ELECTION,
+        identity: `${hostname()}_karmada-up_${dataDirId(dataDir)}`,
+      },
+    });
+    stops.push(() => controllers.stop());
+
+    const names = Array.from({ length: opts.members }, (_, i) => `member${i + 1}`);
+    step(`Starting ${names.length} member cluster${names.length === 1 ? "" : "s"} (${names.join(", ")}) ...`);
+    const started: RunningUp["members"] = [];
+    const results = await Promise.allSettled(
+      names.map((name, i) =>
+        startMember(opts.memberCommand, name, memberDir, i + 1).then((m) => ({ name, ...m })),
+      ),
+    );
+    for (const r of results) {
+      if (r.status === "fulfilled") {
+        started.push(r.value);
+        stops.push(() => stopMember(r.value.process));
+      }
+    }
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+
+    const kubeconfig = join(dataDir, "karmada.config");
+    const clusters = [
+      { name: "karmada-apiserver", server: cp.url },
+      ...started.map((m) => ({ name: m.name, server: m.url })),
+    ];
+    await writeKubeconfig(kubeconfig, {
+      clusters,
+      users: clusters.map((c) => ({ name: `${c.name}-admin` })),
+      contexts: clusters.map((c) => ({ name: c.name, cluster: c.name, user: `${c.name}-admin` })),
+      currentContext: "karmada-apiserver",
+    });
+
+    const factory = clientFactory({ kubeconfig, karmadaContext: "karmada-apiserver" }, {});
+    try {
+      for (const m of started) await joinOrResume(local, factory, kubeconfig, m, io);
+    } finally {
+      factory.close();
+    }
+
+    step("Waiting for the clusters to be Ready ...");
+    const notReady = await waitClustersReady(
+      local,
+      started.map((m) => m.name),
+      opts.readyTimeoutMs ?? 60_000,
+    );
+    if (notReady.length > 0) {
+      step(
+        `  not Ready yet: ${notReady.join(", ")} (see \`kubectl describe cluster\` and ${join(dataDir, "karmada.log")})`,
+      );
+    }
+
+    return {
+      url: cp.url,
+      dataDir,
+      kubeconfig,
+      members: started,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** Waits (bounded) for each Cluster's Ready condition to be True; returns those that are not. */
+async function waitClustersReady(client: LocalClient, names: string[], timeoutMs: number): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let pending = names;
+  while (pending.length > 0 && Date.now() < deadline) {
+    const ready = await Promise.all(pending.map((name) => clusterReady(client, name)));
+    pending = pending.filter((_, i) => !ready[i]);
+    if (pending.length > 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  return pending;
+}
+
+async function clusterReady(client: LocalClient, name: string): Promise<boolean> {
+  try {
+    const cluster = await client.get(RESOURCES.clusters, undefined, name);
+    const status = isObject(cluster.status) ? cluster.status : {};
+    const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+    return conditions.some((c) => isObject(c) && c.type === "Ready" && c.status === "True");
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/** A short stable id for a data directory. */
+function dataDirId(dir: string): string {
+  return createHash("sha256").update(dir).digest("hex").slice(0, 10);
+}
+
+/** What to try next, after upstream's local-up message and quick start. */
+export function nextSteps(up: RunningUp): string {
+  return [
+    "",
+    "Local Karmada is running.",
+    "",
+    "To start using your karmada, run:",
+    `  export KUBECONFIG=${up.kubeconfig}`,
+    "Please use 'kubectl config use-context karmada-apiserver' for the control plane,",
+    `and 'kubectl config use-context ${up.members.map((m) => m.name).join("/")}' to switch to the different member cluster.`,
+    "",
+    "Then try:",
+    "  kubectl --context karmada-apiserver get clusters",
+    "  kubectl --context member2 get nodes",
+    "  karmadactl get clusters",
+    "  karmadactl get nodes --operation-scope members",
+    "",
+    `Logs: ${join(up.dataDir, "karmada.log")} and ${join(up.dataDir, "members", "<name>.log")}.`,
+    "Press Ctrl-C to stop everything; run the same command again to resume.",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,32 @@
+/**
+ * Flag value parsers shared by `karmadactl` and `karmada <component>`, with the messages
+ * commander prints after `error: option '--x <v>' argument 'v' is invalid.`
+ */
+import { InvalidArgumentError } from "commander";
+
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** A Go-style duration with one unit (`500ms`, `10s`, `2m`, `1h`), in milliseconds. */
+export function duration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+  if (!m) throw new InvalidArgumentError("must be a duration such as 500ms, 10s, 2m or 1h");
+  return Number(m[1]) * UNITS[m[2] as keyof typeof UNITS];
+}
+
+export function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError("must be a port number between 0 and 65535");
+  return n;
+}
+
+export function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a non-negative integer");
+  return n;
+}
+
+/** Comma-separated and repeatable: `--controllers a,b --controllers c`. */
+export function list(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(",").filter((v) => v !== "")];
+}
