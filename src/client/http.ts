@@ -517,7 +517,12 @@ export class HttpClient implements Client {
    */
   async getRaw(path: string, accept?: string): Promise<{ status: number; body: string }> {
     const [p, q] = path.split("?", 2) as [string, string | undefined];
-    const res = await this.#send({ method: "GET", path: p, query: new URLSearchParams(q ?? ""), ...(accept ? { accept } : {}) });
+    const res = await this.#send({
+      method: "GET",
+      path: p,
+      query: new URLSearchParams(q ?? ""),
+      ...(accept ? { accept } : {}),
+    });
     return { status: res.status, body: res.body.toString("utf8") };
   }
 
