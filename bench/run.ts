@@ -1,6 +1,7 @@
 /**
  * The benchmark: raw store inserts, API creates over HTTP and in process, large lists as JSON
- * and as Table, watch fan-out, and memory per stored object, for each storage backend.
+ * and as Table, watch fan-out, and memory per stored object, for each storage backend; then
+ * the fleet: `karmada up` to a running fleet, informer initial sync, work queue throughput.
  * Run with `npm run bench` (bin/bench reads the counts from the environment).
  */
 import { execFile } from "node:child_process";
@@ -15,6 +16,7 @@ import { silentLogger } from "../src/log.ts";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
 import { openStore } from "../src/storage/open.ts";
 import type { Store } from "../src/storage/store.ts";
+import { type FleetConfig, fleetBench } from "./fleet.ts";
 import {
   configMap,
   type HttpTarget,
@@ -28,7 +30,7 @@ import {
 } from "./load.ts";
 import type { MemoryResult } from "./memory-child.ts";
 
-export interface BenchConfig {
+export interface BenchConfig extends Omit<FleetConfig, "concurrency"> {
   backends: string[];
   storeInserts: number;
   apiCreates: number;
@@ -468,6 +470,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
         row("5 memory", backend.name, "failed", "-", (err as Error).message);
       }
     }
+    failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
   } finally {
     await etcd?.destroy();
     await rm(tmp, { recursive: true, force: true });

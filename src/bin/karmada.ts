@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { stringify } from "yaml";
 import { defaultKubeconfigPath } from "../cli/factory.ts";
-import { count, duration, list, port } from "../cli/flags.ts";
+import { count, durationOption, list, port } from "../cli/flags.ts";
 import type { HttpClient } from "../client/http.ts";
 import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../client/kubeconfig.ts";
 import { controllers } from "../controllers/index.ts";
@@ -150,33 +150,42 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
   } catch (err) {
     fail("controller-manager", new StartupError(`cannot load kubeconfig ${path}: ${(err as Error).message}`));
   }
-  const manager = startElectedControllerManager({
-    client,
-    log,
-    controllers: flags.controllers,
-    options: {
-      clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
-      clusterFailureThresholdMs: flags.clusterFailureThreshold,
-      clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
-      clusterMonitorPeriodMs: flags.clusterMonitorPeriod,
-      clusterMonitorGracePeriodMs: flags.clusterMonitorGracePeriod,
-      clusterStartupGracePeriodMs: flags.clusterStartupGracePeriod,
-    },
-    leaderElection: {
-      ...DEFAULT_LEADER_ELECTION,
-      enabled: flags.leaderElect,
-      namespace: flags.leaderElectResourceNamespace,
-      leaseDurationMs: flags.leaderElectLeaseDuration,
-      renewDeadlineMs: flags.leaderElectRenewDeadline,
-      retryPeriodMs: flags.leaderElectRetryPeriod,
-    },
-    onLost: () => {
-      process.stderr.write("karmada controller-manager: leader election lost\n");
-      process.exit(1);
-    },
-  });
+  let manager: ReturnType<typeof startElectedControllerManager>;
+  try {
+    manager = startElectedControllerManager({
+      client,
+      log,
+      controllers: flags.controllers,
+      options: {
+        clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
+        clusterFailureThresholdMs: flags.clusterFailureThreshold,
+        clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
+        clusterMonitorPeriodMs: flags.clusterMonitorPeriod,
+        clusterMonitorGracePeriodMs: flags.clusterMonitorGracePeriod,
+        clusterStartupGracePeriodMs: flags.clusterStartupGracePeriod,
+      },
+      leaderElection: {
+        ...DEFAULT_LEADER_ELECTION,
+        enabled: flags.leaderElect,
+        namespace: flags.leaderElectResourceNamespace,
+        leaseDurationMs: flags.leaderElectLeaseDuration,
+        renewDeadlineMs: flags.leaderElectRenewDeadline,
+        retryPeriodMs: flags.leaderElectRetryPeriod,
+      },
+      onLost: () => {
+        process.stderr.write("karmada controller-manager: leader election lost\n");
+        process.exit(1);
+      },
+    });
+  } catch (err) {
+    // The elector rejects inconsistent durations (lease > renew deadline > 1.2 × retry period).
+    fail("controller-manager", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
+  }
   process.stdout.write(`karmada controller-manager ${manager.identity} started (${client.server})\n`);
+  // A standby has nothing but unref'd timers: keep the process alive until it is stopped.
+  const keepAlive = setInterval(() => {}, 60_000);
   stopOnSignals(async () => {
+    clearInterval(keepAlive);
     await manager.stop();
     client.close();
   }, log);
@@ -318,23 +327,26 @@ export function buildProgram(): Command {
     )
     .option("--port <n>", "control plane port (0: a free port)", port, 5443)
     .option("--members <n>", "simulated member clusters", count, 3)
-    .option(
-      "--cluster-status-update-frequency <duration>",
-      "how often member health and status are collected",
-      duration,
-      10_000,
+    .addOption(
+      durationOption(
+        "--cluster-status-update-frequency <duration>",
+        "how often member health and status are collected",
+        "10s",
+      ),
     )
-    .option(
-      "--cluster-failure-threshold <duration>",
-      "how long a member must fail before it is NotReady",
-      duration,
-      30_000,
+    .addOption(
+      durationOption(
+        "--cluster-failure-threshold <duration>",
+        "how long a member must fail before it is NotReady",
+        "30s",
+      ),
     )
-    .option(
-      "--cluster-success-threshold <duration>",
-      "how long a member must recover before it is Ready again",
-      duration,
-      30_000,
+    .addOption(
+      durationOption(
+        "--cluster-success-threshold <duration>",
+        "how long a member must recover before it is Ready again",
+        "30s",
+      ),
     )
     .option("--log-level <level>", "debug, info, warn or error", level, "warn")
     .action((flags: UpFlags) => runUpCommand(flags));
@@ -355,51 +367,62 @@ export function buildProgram(): Command {
     )
     .option("--leader-elect", "run the controllers only while holding the leader Lease", true)
     .option("--no-leader-elect", "run the controllers at once (a single replica)")
-    .option(
-      "--leader-elect-lease-duration <duration>",
-      "how long a standby waits before taking the Lease",
-      duration,
-      15_000,
+    .addOption(
+      durationOption(
+        "--leader-elect-lease-duration <duration>",
+        "how long a standby waits before taking the Lease",
+        "15s",
+      ),
     )
-    .option(
-      "--leader-elect-renew-deadline <duration>",
-      "how long the leader retries renewing before it gives up",
-      duration,
-      10_000,
+    .addOption(
+      durationOption(
+        "--leader-elect-renew-deadline <duration>",
+        "how long the leader retries renewing before it gives up",
+        "10s",
+      ),
     )
-    .option(
-      "--leader-elect-retry-period <duration>",
-      "time between acquire and renew attempts",
-      duration,
-      2_000,
+    .addOption(
+      durationOption(
+        "--leader-elect-retry-period <duration>",
+        "time between acquire and renew attempts",
+        "2s",
+      ),
     )
     .option("--leader-elect-resource-namespace <ns>", "namespace of the leader Lease", "karmada-system")
-    .option(
-      "--cluster-status-update-frequency <duration>",
-      "how often member health and status are collected",
-      duration,
-      10_000,
+    .addOption(
+      durationOption(
+        "--cluster-status-update-frequency <duration>",
+        "how often member health and status are collected",
+        "10s",
+      ),
     )
-    .option(
-      "--cluster-failure-threshold <duration>",
-      "how long a member must fail before it is NotReady",
-      duration,
-      30_000,
+    .addOption(
+      durationOption(
+        "--cluster-failure-threshold <duration>",
+        "how long a member must fail before it is NotReady",
+        "30s",
+      ),
     )
-    .option(
-      "--cluster-success-threshold <duration>",
-      "how long a member must recover before it is Ready again",
-      duration,
-      30_000,
+    .addOption(
+      durationOption(
+        "--cluster-success-threshold <duration>",
+        "how long a member must recover before it is Ready again",
+        "30s",
+      ),
     )
-    .option("--cluster-monitor-period <duration>", "how often cluster leases are checked", duration, 5_000)
-    .option(
-      "--cluster-monitor-grace-period <duration>",
-      "how long a silent cluster stays Ready",
-      duration,
-      40_000,
+    .addOption(
+      durationOption("--cluster-monitor-period <duration>", "how often cluster leases are checked", "5s"),
     )
-    .option("--cluster-startup-grace-period <duration>", "grace for a newly joined cluster", duration, 60_000)
+    .addOption(
+      durationOption(
+        "--cluster-monitor-grace-period <duration>",
+        "how long a silent cluster stays Ready",
+        "40s",
+      ),
+    )
+    .addOption(
+      durationOption("--cluster-startup-grace-period <duration>", "grace for a newly joined cluster", "1m"),
+    )
     .option("--log-level <level>", "debug, info, warn or error", level, "info")
     .action((flags: ControllerManagerFlags) =>
       runControllerManagerCommand({ ...flags, controllers: flags.controllers ?? ["*"] }),

@@ -2,7 +2,7 @@
  * Flag value parsers shared by `karmadactl` and `karmada <component>`, with the messages
  * commander prints after `error: option '--x <v>' argument 'v' is invalid.`
  */
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, Option } from "commander";
 
 const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
@@ -29,4 +29,9 @@ export function count(value: string): number {
 /** Comma-separated and repeatable: `--controllers a,b --controllers c`. */
 export function list(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(",").filter((v) => v !== "")];
+}
+
+/** A duration flag whose help shows its default as written (`(default: 10s)`), not in ms. */
+export function durationOption(flags: string, description: string, defaultValue: string): Option {
+  return new Option(flags, description).argParser(duration).default(duration(defaultValue), defaultValue);
 }

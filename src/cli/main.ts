@@ -6,7 +6,7 @@ import { VERSION } from "../apiserver/server.ts";
 import { runGet } from "./commands/get.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
 import { clientFactory, type KubeconfigFlags } from "./factory.ts";
-import { duration, list } from "./flags.ts";
+import { durationOption, list } from "./flags.ts";
 import { CommandError, type CommandIO } from "./io.ts";
 
 export const CLIENT_VERSION = {
@@ -99,7 +99,7 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
         "namespace in the control plane where member cluster secrets are stored",
         DEFAULT_CLUSTER_NAMESPACE,
       )
-      .option("--wait <duration>", "how long to wait for the cluster to be removed", duration, 60_000)
+      .addOption(durationOption("--wait <duration>", "how long to wait for the cluster to be removed", "60s"))
       .option("--force", "go on when a step fails or times out", false)
       .option("--dry-run", "run the command in dry-run mode, without making any server requests", false),
   ).action((name: string, o: KubeconfigFlags & Record<string, unknown>) =>

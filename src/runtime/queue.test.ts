@@ -69,4 +69,74 @@ describe("WorkQueue", () => {
     await q.idle();
     expect(attempts).toBe(1);
   });
+
+  it("keeps FIFO order across many keys (the backing array is compacted as it drains)", async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue(async (k) => {
+      seen.push(k);
+      return undefined;
+    });
+    const keys = Array.from({ length: 5000 }, (_, i) => `k${i}`);
+    for (const k of keys) q.add(k);
+    expect(q.length).toBe(keys.length - 1); // the first is already running
+    // Added again while queued: deduplicated, order unchanged.
+    for (const k of keys.slice(2500)) q.add(k);
+    await q.idle();
+    expect(seen).toEqual(keys);
+    expect(q.length).toBe(0);
+    // Usable again after draining.
+    q.add("again");
+    await q.idle();
+    expect(seen.at(-1)).toBe("again");
+  });
+
+  it("requeues after the delay a reconcile asks for, and doubles the backoff per failure", async () => {
+    const times: number[] = [];
+    let runs = 0;
+    const q = new WorkQueue(
+      () => {
+        times.push(performance.now());
+        runs++;
+        if (runs === 1) return { requeueAfterMs: 20 };
+        if (runs < 4) throw new Error("again");
+        return undefined;
+      },
+      { baseDelayMs: 10, maxDelayMs: 1000 },
+    );
+    q.add("x");
+    await q.idle();
+    expect(runs).toBe(4);
+    // Lower bounds only: timers never fire early, but a busy machine may fire them late.
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(19);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(9);
+    expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(19);
+  });
+
+  it("runs up to N keys at once and stop() drops what waits", async () => {
+    let running = 0;
+    let max = 0;
+    const releases: Array<() => void> = [];
+    const seen: string[] = [];
+    const q = new WorkQueue(
+      async (k) => {
+        seen.push(k);
+        running++;
+        max = Math.max(max, running);
+        await new Promise<void>((r) => releases.push(r));
+        running--;
+        return undefined;
+      },
+      { workers: 3 },
+    );
+    for (let i = 0; i < 10; i++) q.add(`k${i}`);
+    expect(running).toBe(3);
+    expect(q.length).toBe(7);
+    q.stop();
+    expect(q.length).toBe(0);
+    q.add("late");
+    for (const r of releases) r();
+    await q.idle();
+    expect(max).toBe(3);
+    expect(seen).toEqual(["k0", "k1", "k2"]);
+  });
 });

@@ -16,7 +16,9 @@ export interface QueueOptions {
 export type RequeueResult = undefined | { requeueAfterMs: number };
 
 export class WorkQueue {
+  /** FIFO of waiting keys from `#head` on (shifting a long array is linear; we compact instead). */
   #queue: string[] = [];
+  #head = 0;
   #queued = new Set<string>();
   #processing = new Set<string>();
   #dirty = new Set<string>();
@@ -76,7 +78,7 @@ export class WorkQueue {
   }
 
   get length(): number {
-    return this.#queue.length;
+    return this.#queue.length - this.#head;
   }
 
   /** Resolves when nothing is queued, processing or waiting for a retry timer. */
@@ -90,12 +92,13 @@ export class WorkQueue {
     for (const t of this.#timers.values()) clearTimeout(t);
     this.#timers.clear();
     this.#queue = [];
+    this.#head = 0;
     this.#queued.clear();
     this.#notifyIdle();
   }
 
   #isIdle(): boolean {
-    return this.#queue.length === 0 && this.#processing.size === 0 && this.#timers.size === 0;
+    return this.length === 0 && this.#processing.size === 0 && this.#timers.size === 0;
   }
 
   #notifyIdle(): void {
@@ -106,8 +109,15 @@ export class WorkQueue {
   }
 
   #pump(): void {
-    while (!this.#stopped && this.#running < this.#workers && this.#queue.length > 0) {
-      const key = this.#queue.shift()!;
+    while (!this.#stopped && this.#running < this.#workers && this.length > 0) {
+      const key = this.#queue[this.#head++]!;
+      if (this.#head === this.#queue.length) {
+        this.#queue = [];
+        this.#head = 0;
+      } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
       this.#queued.delete(key);
       this.#processing.add(key);
       this.#running++;

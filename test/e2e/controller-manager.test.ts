@@ -1,0 +1,199 @@
+/**
+ * `karmada controller-manager` replicas against one control plane: exactly one leads through
+ * the `karmada-system/karmada-controller-manager` Lease; when the leader is SIGKILLed the
+ * standby takes over once the lease expires, and its controllers act (a new Cluster gets its
+ * execution namespace); a replica that stops cleanly hands the Lease over at once.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningControlPlane, startControlPlane } from "../../src/bin/control-plane.ts";
+import { DEFAULT_LEADER_ELECTION, startElectedControllerManager } from "../../src/bin/controller-manager.ts";
+import { RESOURCES } from "../../src/client/client.ts";
+import { httpClientFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
+import { LocalClient } from "../../src/client/local.ts";
+import { silentLogger } from "../../src/log.ts";
+import { isNotFound } from "../../src/machinery/errors.ts";
+import { eventually } from "./harness.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
+
+interface Replica {
+  proc: ChildProcess;
+  identity: Promise<string>;
+  exited: Promise<unknown>;
+}
+
+describe("karmada controller-manager with leader election", () => {
+  let dir: string;
+  let cp: RunningControlPlane;
+  let client: LocalClient;
+  let kubeconfig: string;
+  const replicas: Replica[] = [];
+
+  const holder = async (): Promise<string | undefined> => {
+    try {
+      const lease = await client.get(RESOURCES.leases, "karmada-system", "karmada-controller-manager");
+      return (lease.spec as { holderIdentity?: string }).holderIdentity || undefined;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+
+  const startReplica = (): Replica => {
+    const proc = spawn(
+      process.execPath,
+      [
+        BIN,
+        "controller-manager",
+        "--kubeconfig",
+        kubeconfig,
+        "--leader-elect-lease-duration",
+        "2s",
+        "--leader-elect-renew-deadline",
+        "1500ms",
+        "--leader-elect-retry-period",
+        "300ms",
+        "--log-level",
+        "error",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    const replica: Replica = {
+      proc,
+      identity: eventually(
+        async () => /controller-manager (\S+) started/.exec(out)?.[1],
+        "the replica's identity",
+        200,
+        50,
+      ),
+      exited: new Promise((resolve) => proc.on("exit", resolve)),
+    };
+    replicas.push(replica);
+    return replica;
+  };
+
+  const executionSpace = (cluster: string) =>
+    eventually(
+      async () => (await client.get(RESOURCES.namespaces, undefined, `karmada-es-${cluster}`)).metadata.name,
+      `karmada-es-${cluster}`,
+      200,
+      50,
+    );
+
+  const createCluster = (name: string) =>
+    client.create(RESOURCES.clusters, {
+      apiVersion: "cluster.karmada.io/v1alpha1",
+      kind: "Cluster",
+      metadata: { name },
+      // An endpoint nobody answers: the cluster controller acts on the object regardless.
+      spec: { syncMode: "Push", apiEndpoint: "http://127.0.0.1:1" },
+    });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "karmada-ts-cm-"));
+    cp = await startControlPlane({ storage: "memory:", host: "127.0.0.1", port: 0, log: silentLogger });
+    client = new LocalClient(cp.api.context, { fieldManager: "test" });
+    kubeconfig = join(dir, "karmada.config");
+    await writeKubeconfig(kubeconfig, {
+      clusters: [{ name: "karmada-apiserver", server: cp.url }],
+      users: [{ name: "admin" }],
+      contexts: [{ name: "karmada-apiserver", cluster: "karmada-apiserver", user: "admin" }],
+      currentContext: "karmada-apiserver",
+    });
+  });
+  afterAll(async () => {
+    for (const r of replicas)
+      if (r.proc.exitCode === null && r.proc.signalCode === null) r.proc.kill("SIGKILL");
+    await Promise.all(replicas.map((r) => r.exited));
+    await cp?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("exactly one of two replicas leads; the standby takes over after the leader is killed", async () => {
+    const a = startReplica();
+    const b = startReplica();
+    const ids = [await a.identity, await b.identity];
+    expect(ids[0]).not.toBe(ids[1]);
+    const first = await eventually(holder, "a leader", 200, 50);
+    expect(ids).toContain(first);
+
+    await createCluster("alpha");
+    await executionSpace("alpha");
+
+    // Several looks over a few retry periods: the holder does not change while the leader lives.
+    for (let i = 0; i < 5; i++) {
+      expect(await holder()).toBe(first);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    const [leader, standby] = first === ids[0] ? [a, b] : [b, a];
+    leader.proc.kill("SIGKILL");
+    await leader.exited;
+    const second = await eventually(
+      async () => {
+        const h = await holder();
+        return h && h !== first ? h : undefined;
+      },
+      "the standby to take the lease",
+      200,
+      50,
+    );
+    expect(second).toBe(await standby.identity);
+    const lease = await client.get(RESOURCES.leases, "karmada-system", "karmada-controller-manager");
+    expect((lease.spec as { leaseTransitions?: number }).leaseTransitions).toBeGreaterThanOrEqual(1);
+
+    await createCluster("beta");
+    await executionSpace("beta");
+
+    standby.proc.kill("SIGTERM");
+    await standby.exited;
+    // A clean stop hands the Lease back.
+    await eventually(async () => (await holder()) === undefined, "the lease to be released", 100, 50);
+  });
+
+  it("an in-process replica that stops releases the Lease, so the next one leads at once", async () => {
+    const election = {
+      ...DEFAULT_LEADER_ELECTION,
+      leaseDurationMs: 60_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 200,
+    };
+    const http = httpClientFor({ server: cp.url });
+    const one = startElectedControllerManager({
+      client: http,
+      log: silentLogger,
+      controllers: ["cluster"],
+      leaderElection: election,
+    });
+    const two = startElectedControllerManager({
+      client: http,
+      log: silentLogger,
+      controllers: ["cluster"],
+      leaderElection: election,
+    });
+    try {
+      await eventually(async () => one.leading() || two.leading(), "a leader", 200, 50);
+      const [leader, standby] = one.leading() ? [one, two] : [two, one];
+      expect(standby.leading()).toBe(false);
+      expect(leader.manager()?.running.length).toBe(1);
+      await leader.stop();
+      expect(leader.leading()).toBe(false);
+      // Well within the 60 s lease: only the release explains the takeover.
+      await eventually(async () => standby.leading(), "the standby to lead", 200, 50);
+      expect(await holder()).toBe(standby.identity);
+    } finally {
+      await one.stop();
+      await two.stop();
+      http.close();
+    }
+  });
+});

@@ -1,0 +1,228 @@
+/**
+ * `karmada up` as a user runs it: one process that brings up the control plane and three
+ * simulated members, a kubeconfig kubectl uses for all four, clusters that turn Ready, a
+ * killed member that turns NotReady, Ctrl-C that stops every process, and a second `up` on the
+ * same data directory that resumes the same state.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
+import { table } from "./util.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
+
+interface Up {
+  proc: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function startUp(dataDir: string): Up {
+  const proc = spawn(
+    process.execPath,
+    [
+      BIN,
+      "up",
+      "--data-dir",
+      dataDir,
+      "--port",
+      "0",
+      // Small thresholds so that a killed member is noticed within the test.
+      "--cluster-status-update-frequency",
+      "200ms",
+      "--cluster-failure-threshold",
+      "1s",
+      "--cluster-success-threshold",
+      "200ms",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  proc.stderr!.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { proc, output: () => out, exited };
+}
+
+async function untilRunning(up: Up): Promise<void> {
+  await eventually(
+    async () => {
+      if (up.proc.exitCode !== null) throw new Error(`karmada up exited: ${up.output()}`);
+      return up.output().includes("Local Karmada is running.");
+    },
+    "karmada up to be ready",
+    600,
+    100,
+  );
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("karmada up", () => {
+  let dir: string;
+  let dataDir: string;
+  let kubeconfig: string;
+  const ups: Up[] = [];
+  const memberPids: number[] = [];
+
+  const kubectl = (args: string[]): Promise<KubectlResult> =>
+    new Promise((resolve) => {
+      execFile(
+        KUBECTL,
+        [`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, "cache")}`, "--request-timeout=5s", ...args],
+        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: 30_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  const clusters = async (): Promise<Record<string, string[]>> => {
+    const r = await kubectl(["--context", "karmada-apiserver", "get", "clusters"]);
+    expect(r.stderr).toBe("");
+    const t = table(r.stdout);
+    expect(t.header).toEqual(["NAME", "VERSION", "MODE", "READY", "AGE"]);
+    return Object.fromEntries(t.rows.map((row) => [row[0]!, row]));
+  };
+
+  const memberPid = async (context: string): Promise<number> => {
+    const r = await kubectl(["--context", context, "get", "--raw", "/sim/info"]);
+    expect(r.code).toBe(0);
+    return (JSON.parse(r.stdout) as { pid: number }).pid;
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "karmada-ts-up-"));
+    dataDir = join(dir, "data");
+    kubeconfig = join(dataDir, "karmada.config");
+  });
+  afterAll(async () => {
+    for (const up of ups)
+      if (up.proc.exitCode === null && up.proc.signalCode === null) up.proc.kill("SIGKILL");
+    for (const pid of memberPids) if (alive(pid)) process.kill(pid, "SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("starts the fleet: three Ready Push clusters, member nodes through their contexts", async () => {
+    const up = startUp(dataDir);
+    ups.push(up);
+    await untilRunning(up);
+    const out = up.output();
+    expect(out).toContain("Starting the Karmada control plane");
+    for (const m of ["member1", "member2", "member3"])
+      expect(out).toContain(`cluster(${m}) is joined successfully`);
+    expect(out).toContain(`export KUBECONFIG=${kubeconfig}`);
+    expect(out).not.toMatch(/"level"|at .*\.ts:\d+/); // logs go to files, no stack traces
+
+    const rows = await clusters();
+    expect(Object.keys(rows).sort()).toEqual(["member1", "member2", "member3"]);
+    for (const row of Object.values(rows)) {
+      expect(row[1]).toBe("v1.32.0-karmada-ts");
+      expect(row[2]).toBe("Push");
+      expect(row[3]).toBe("True");
+    }
+
+    const nodes = await kubectl(["--context", "member2", "get", "nodes"]);
+    expect(nodes.stderr).toBe("");
+    expect(table(nodes.stdout).rows.map((r) => [r[0], r[1]])).toEqual([
+      ["member2-node-0", "Ready"],
+      ["member2-node-1", "Ready"],
+      ["member2-node-2", "Ready"],
+    ]);
+    for (const context of ["member1", "member2", "member3"]) memberPids.push(await memberPid(context));
+  });
+
+  it("a killed member turns its cluster not Ready; the others stay Ready", async () => {
+    const pid = memberPids[1]!;
+    process.kill(pid, "SIGKILL");
+    await eventually(async () => !alive(pid), "member2 to die", 100, 50);
+    const rows = await eventually(
+      async () => {
+        const r = await clusters();
+        return r.member2?.[3] === "False" ? r : undefined;
+      },
+      "member2 to be NotReady",
+      200,
+      100,
+    );
+    expect(rows.member1?.[3]).toBe("True");
+    expect(rows.member3?.[3]).toBe("True");
+    const detail = await kubectl([
+      "--context",
+      "karmada-apiserver",
+      "get",
+      "cluster",
+      "member2",
+      "-o",
+      "json",
+    ]);
+    const ready = (
+      JSON.parse(detail.stdout) as { status: { conditions: Array<Record<string, string>> } }
+    ).status.conditions.find((c) => c.type === "Ready");
+    expect(ready).toMatchObject({
+      status: "False",
+      reason: "ClusterNotReachable",
+      message: "cluster is not reachable",
+    });
+  });
+
+  it("Ctrl-C stops the control plane and every member", async () => {
+    const up = ups[0]!;
+    up.proc.kill("SIGINT");
+    expect(await up.exited).toEqual({ code: 0, signal: null });
+    await eventually(async () => memberPids.every((pid) => !alive(pid)), "members to stop", 100, 50);
+  });
+
+  it("running up again resumes: the same clusters, all Ready again, on new ports", async () => {
+    const before = await kubectl([
+      "config",
+      "view",
+      "-o",
+      "jsonpath={.clusters[?(@.name=='member1')].cluster.server}",
+    ]);
+    const up = startUp(dataDir);
+    ups.push(up);
+    await untilRunning(up);
+    expect(up.output()).toContain("member1: already joined");
+    expect(up.output()).not.toContain("is joined successfully");
+    const rows = await eventually(
+      async () => {
+        const r = await clusters();
+        return Object.values(r).every((row) => row[3] === "True") ? r : undefined;
+      },
+      "all clusters Ready",
+      200,
+      100,
+    );
+    expect(Object.keys(rows).sort()).toEqual(["member1", "member2", "member3"]);
+    const after = await kubectl([
+      "config",
+      "view",
+      "-o",
+      "jsonpath={.clusters[?(@.name=='member1')].cluster.server}",
+    ]);
+    expect(after.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(after.stdout).not.toBe(before.stdout);
+    const pids = await Promise.all(["member1", "member2", "member3"].map(memberPid));
+    memberPids.push(...pids);
+    up.proc.kill("SIGTERM");
+    expect(await up.exited).toEqual({ code: 0, signal: null });
+    await eventually(async () => pids.every((pid) => !alive(pid)), "members to stop", 100, 50);
+  });
+});
