@@ -297,36 +297,9 @@ async function runFault(
   }
 }
 
-export function buildProgram(): Command {
-  const program = new Command("karmada")
-    .description("karmada-ts: a Karmada-compatible multi-cluster control plane")
-    .showHelpAfterError()
-    .configureOutput({ outputError: (text, write) => write(text) });
-  program
-    .command("apiserver")
-    .description("run the Kubernetes-compatible API server (policies, bindings, works, clusters, CRDs)")
-    .option(
-      "--storage <url>",
-      "memory:, sqlite://<path> or etcd://host:port[,host:port][?cacert=&cert=&key=]",
-      "sqlite://.karmada/apiserver.db",
-    )
-    .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
-    .option("--port <n>", "port to listen on (0: a free port, logged)", port, 5443)
-    .option("--insecure", "serve plain HTTP without authentication (the only mode until TLS lands)", false)
-    .option("--log-level <level>", "debug, info, warn or error", level, "info")
-    .action((flags: ApiserverFlags) => runApiserver(flags));
-  program
-    .command("up")
-    .description(
-      "run a local Karmada: the control plane and its controllers on SQLite, plus simulated member clusters joined in Push mode, with one kubeconfig for all (contexts karmada-apiserver, member1..N)",
-    )
-    .option(
-      "--data-dir <dir>",
-      "where state, member logs and karmada.config live; running again resumes",
-      ".karmada",
-    )
-    .option("--port <n>", "control plane port (0: a free port)", port, 5443)
-    .option("--members <n>", "simulated member clusters", count, 3)
+/** The cluster-status flags `up` and `controller-manager` share (upstream's names and defaults). */
+function addClusterStatusOptions(cmd: Command): Command {
+  return cmd
     .addOption(
       durationOption(
         "--cluster-status-update-frequency <duration>",
@@ -347,10 +320,42 @@ export function buildProgram(): Command {
         "how long a member must recover before it is Ready again",
         "30s",
       ),
-    )
-    .option("--log-level <level>", "debug, info, warn or error", level, "warn")
-    .action((flags: UpFlags) => runUpCommand(flags));
+    );
+}
+
+export function buildProgram(): Command {
+  const program = new Command("karmada")
+    .description("karmada-ts: a Karmada-compatible multi-cluster control plane")
+    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(text) });
   program
+    .command("apiserver")
+    .description("run the Kubernetes-compatible API server (policies, bindings, works, clusters, CRDs)")
+    .option(
+      "--storage <url>",
+      "memory:, sqlite://<path> or etcd://host:port[,host:port][?cacert=&cert=&key=]",
+      "sqlite://.karmada/apiserver.db",
+    )
+    .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
+    .option("--port <n>", "port to listen on (0: a free port, logged)", port, 5443)
+    .option("--insecure", "serve plain HTTP without authentication (the only mode until TLS lands)", false)
+    .option("--log-level <level>", "debug, info, warn or error", level, "info")
+    .action((flags: ApiserverFlags) => runApiserver(flags));
+  const up = program
+    .command("up")
+    .description(
+      "run a local Karmada: the control plane and its controllers on SQLite, plus simulated member clusters joined in Push mode, with one kubeconfig for all (contexts karmada-apiserver, member1..N)",
+    )
+    .option(
+      "--data-dir <dir>",
+      "where state, member logs and karmada.config live; running again resumes",
+      ".karmada",
+    )
+    .option("--port <n>", "control plane port (0: a free port)", port, 5443)
+    .option("--members <n>", "simulated member clusters", count, 3)
+    .option("--log-level <level>", "debug, info, warn or error", level, "warn");
+  addClusterStatusOptions(up).action((flags: UpFlags) => runUpCommand(flags));
+  const controllerManager = program
     .command("controller-manager")
     .description(
       "run the Karmada controllers against a control plane (one replica leads through a Lease in karmada-system)",
@@ -388,28 +393,8 @@ export function buildProgram(): Command {
         "2s",
       ),
     )
-    .option("--leader-elect-resource-namespace <ns>", "namespace of the leader Lease", "karmada-system")
-    .addOption(
-      durationOption(
-        "--cluster-status-update-frequency <duration>",
-        "how often member health and status are collected",
-        "10s",
-      ),
-    )
-    .addOption(
-      durationOption(
-        "--cluster-failure-threshold <duration>",
-        "how long a member must fail before it is NotReady",
-        "30s",
-      ),
-    )
-    .addOption(
-      durationOption(
-        "--cluster-success-threshold <duration>",
-        "how long a member must recover before it is Ready again",
-        "30s",
-      ),
-    )
+    .option("--leader-elect-resource-namespace <ns>", "namespace of the leader Lease", "karmada-system");
+  addClusterStatusOptions(controllerManager)
     .addOption(
       durationOption("--cluster-monitor-period <duration>", "how often cluster leases are checked", "5s"),
     )
