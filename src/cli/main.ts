@@ -1,43 +1,51 @@
 /**
  * The karmadactl program: commands as data plus a run function, IO and clients injected.
  */
-import { Command, InvalidArgumentError, Option } from "commander";
-import { VERSION } from "../apiserver/server.ts";
+import { existsSync } from "node:fs";
+import { Command, Option } from "commander";
 import { runGet } from "./commands/get.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
-import { clientFactory, type KubeconfigFlags } from "./factory.ts";
+import { clientFactory, defaultKubeconfigPath, type KubeconfigFlags } from "./factory.ts";
 import { durationOption, list } from "./flags.ts";
 import { CommandError, type CommandIO } from "./io.ts";
 
+/** Go's names for Node's architectures, so `Platform` reads as upstream's (`linux/amd64`). */
+const GO_ARCH: Record<string, string> = { x64: "amd64", ia32: "386", arm64: "arm64", arm: "arm" };
+
 export const CLIENT_VERSION = {
   gitVersion: "v0.1.0-karmada-ts",
-  platform: `${process.platform}/${process.arch}`,
+  platform: `${process.platform}/${GO_ARCH[process.arch] ?? process.arch}`,
 };
 
-/** Runs a command body, turning user-facing failures into `error: ...` and exit code 1. */
+/**
+ * Runs a command body. Every failure is one line on stderr and exit code 1, as kubectl's
+ * `CheckErr` prints it: `error: ...`, or `Error from server (Reason): ...` for an API Status.
+ * Nothing a user can cause ends in a stack trace.
+ */
 async function run(io: CommandIO, body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (err) {
-    if (err instanceof CommandError) {
-      io.stderr.write(`error: ${err.message}\n`);
-      process.exitCode = 1;
-      return;
-    }
+    process.exitCode = 1;
     const status = (err as { status?: { reason?: string; message?: string } }).status;
-    if (status?.message) {
-      io.stderr.write(`Error from server${status.reason ? ` (${status.reason})` : ""}: ${status.message}\n`);
-      process.exitCode = 1;
+    if (!(err instanceof CommandError) && status?.message) {
+      io.stderr.write(
+        `Error from server${status.reason ? ` (${status.reason})` : ""}: ${oneLine(status.message)}\n`,
+      );
       return;
     }
-    throw err;
+    io.stderr.write(`error: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
   }
 }
 
+function oneLine(message: string): string {
+  return message.trim().replace(/\s*\n\s*/g, "; ");
+}
+
 export function buildProgram(io: CommandIO, env: Record<string, string | undefined>): Command {
+  // Usage mistakes are one line (`error: unknown option '--x'`), without the help dumped after it.
   const program = new Command("karmadactl")
     .description("karmadactl controls a Karmada control plane (karmada-ts)")
-    .showHelpAfterError()
     .configureOutput({ writeOut: (t) => io.stdout.write(t), writeErr: (t) => io.stderr.write(t) });
   const withKubeconfig = (cmd: Command): Command =>
     cmd
@@ -49,8 +57,14 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       .command("join")
       .description("Register a cluster to Karmada control plane with Push mode")
       .argument("<CLUSTER_NAME>", "name the cluster gets in Karmada")
-      .requiredOption("--cluster-kubeconfig <path>", "path of the cluster's kubeconfig")
-      .option("--cluster-context <name>", "context of the cluster in --cluster-kubeconfig")
+      .option(
+        "--cluster-kubeconfig <path>",
+        "path of the cluster's kubeconfig (default: $KUBECONFIG, else ~/.kube/config)",
+      )
+      .option(
+        "--cluster-context <name>",
+        "context of the cluster in the kubeconfig (default: its current context)",
+      )
       .option(
         "--cluster-namespace <ns>",
         "namespace in the control plane where member cluster secrets are stored",
@@ -62,12 +76,21 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       .option("--dry-run", "run the command in dry-run mode, without making any server requests", false),
   ).action((name: string, o: KubeconfigFlags & Record<string, unknown>) =>
     run(io, async () => {
+      const clusterKubeconfig = o.clusterKubeconfig
+        ? String(o.clusterKubeconfig)
+        : defaultKubeconfigPath(env);
+      // Upstream falls back to $KUBECONFIG, then ~/.kube/config; say so when that file is missing.
+      if (!o.clusterKubeconfig && !existsSync(clusterKubeconfig)) {
+        throw new CommandError(
+          `failed to get joining cluster config: --cluster-kubeconfig not given and the default kubeconfig ${clusterKubeconfig} does not exist`,
+        );
+      }
       const clients = clientFactory(o, env);
       try {
         await runJoin(
           {
             name,
-            clusterKubeconfig: String(o.clusterKubeconfig),
+            clusterKubeconfig,
             ...(o.clusterContext ? { clusterContext: String(o.clusterContext) } : {}),
             clusterNamespace: String(o.clusterNamespace),
             ...(o.clusterProvider ? { provider: String(o.clusterProvider) } : {}),
@@ -93,7 +116,10 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
         "--cluster-kubeconfig <path>",
         "path of the cluster's kubeconfig (to also clean up in the cluster)",
       )
-      .option("--cluster-context <name>", "context of the cluster in --cluster-kubeconfig")
+      .option(
+        "--cluster-context <name>",
+        "context of the cluster in --cluster-kubeconfig (default: CLUSTER_NAME)",
+      )
       .option(
         "--cluster-namespace <ns>",
         "namespace in the control plane where member cluster secrets are stored",
@@ -104,13 +130,17 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       .option("--dry-run", "run the command in dry-run mode, without making any server requests", false),
   ).action((name: string, o: KubeconfigFlags & Record<string, unknown>) =>
     run(io, async () => {
+      if (!(Number(o.wait) > 0)) {
+        throw new CommandError(`--wait ${Number(o.wait) / 1000}s must be a positive duration, e.g. 1m0s`);
+      }
       const clients = clientFactory(o, env);
       try {
         await runUnjoin(
           {
             name,
             ...(o.clusterKubeconfig ? { clusterKubeconfig: String(o.clusterKubeconfig) } : {}),
-            ...(o.clusterContext ? { clusterContext: String(o.clusterContext) } : {}),
+            // As upstream: without --cluster-context the context named like the cluster.
+            clusterContext: o.clusterContext ? String(o.clusterContext) : name,
             clusterNamespace: String(o.clusterNamespace),
             waitMs: Number(o.wait),
             force: o.force === true,
@@ -134,13 +164,21 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       .option("-n, --namespace <ns>", "namespace")
       .option("-A, --all-namespaces", "list across all namespaces", false)
       .option("-o, --output <format>", "wide, yaml, json or name")
-      .option("-l, --selector <selector>", "label selector")
+      .option("-l, --labels <selector>", "label selector, e.g. -l app=web")
       .addOption(
-        new Option("-s, --operation-scope <scope>", "where to look")
+        new Option(
+          "-s, --operation-scope <scope>",
+          "where to look: the Karmada control plane, the member clusters, or both",
+        )
           .choices(["karmada", "members", "all"])
           .default("karmada"),
       )
-      .option("-C, --clusters <names>", "member clusters to look in (comma-separated)", list, []),
+      .option(
+        "-C, --clusters <names>",
+        "member clusters to look in, with --operation-scope members or all (comma-separated)",
+        list,
+        [],
+      ),
   ).action((resource: string, names: string[], o: KubeconfigFlags & Record<string, unknown>) =>
     run(io, async () => {
       const output = o.output as string | undefined;
@@ -158,7 +196,7 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
             ...(o.namespace ? { namespace: String(o.namespace) } : {}),
             allNamespaces: o.allNamespaces === true,
             ...(output ? { output } : {}),
-            ...(o.selector ? { labelSelector: String(o.selector) } : {}),
+            ...(o.labels ? { labelSelector: String(o.labels) } : {}),
             operationScope: o.operationScope as "karmada" | "members" | "all",
             clusters: o.clusters as string[],
           },
@@ -177,6 +215,8 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
     .option("-o, --output <format>", "one of 'yaml' or 'json'")
     .action((opts: { output?: string }) =>
       run(io, async () => {
+        // Loaded here only: the API server's module graph would slow every other command down.
+        const { VERSION } = await import("../apiserver/server.ts");
         const info = { ...CLIENT_VERSION, kubernetesApiVersion: VERSION.gitVersion };
         if (opts.output === "json") io.stdout.write(`${JSON.stringify({ clientVersion: info }, null, 2)}\n`);
         else if (opts.output === "yaml")

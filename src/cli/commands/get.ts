@@ -1,9 +1,12 @@
 /**
- * `karmadactl get`: like `kubectl get` against the control plane, and with `-C`/`--operation-scope`
- * against member clusters (a CLUSTER column says where each row lives).
+ * `karmadactl get`: like `kubectl get` against the control plane, and with `--operation-scope`
+ * (`-s`) `members` or `all` against member clusters (all of them, or those named with `-C`).
+ * Tables read as upstream's: a CLUSTER column after NAME (`Karmada` for control-plane rows)
+ * and an ADOPTION column last (`Y` when Karmada manages the member object, `N` when not, `-`
+ * in the control plane; for pods only with `-o wide`).
  */
 import { stringify } from "yaml";
-import type { StoredObject } from "../../api/meta.ts";
+import { isObject, type StoredObject } from "../../api/meta.ts";
 import { RESOURCES } from "../../client/client.ts";
 import type { HttpClient } from "../../client/http.ts";
 import { memberConnections } from "../../controllers/members.ts";
@@ -17,8 +20,13 @@ export interface GetOptions {
   output?: string;
   labelSelector?: string;
   operationScope: "karmada" | "members" | "all";
+  /** Member clusters to look in; only with operation scope `members` or `all` (as upstream). */
   clusters: string[];
 }
+
+/** The CLUSTER cell of control-plane rows. */
+export const CONTROL_PLANE = "Karmada";
+const MANAGED_LABEL = "karmada.io/managed";
 
 interface Column {
   name: string;
@@ -27,7 +35,10 @@ interface Column {
 
 interface Table {
   columnDefinitions: Column[];
-  rows: Array<{ cells: unknown[]; object?: { metadata?: { namespace?: string } } }>;
+  rows: Array<{
+    cells: unknown[];
+    object?: { metadata?: { namespace?: string; labels?: Record<string, string> } };
+  }>;
 }
 
 const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
@@ -38,6 +49,13 @@ interface Resolved {
   resource: string;
   namespaced: boolean;
   kind: string;
+}
+
+/** Where rows come from: the control plane or one member cluster. */
+interface Source {
+  cluster: string;
+  controlPlane: boolean;
+  client: HttpClient;
 }
 
 /** Finds a resource by plural, singular, short name or kind (case-insensitive), like kubectl. */
@@ -87,9 +105,10 @@ async function resolve(client: HttpClient, name: string): Promise<Resolved> {
 function path(r: Resolved, namespace: string | undefined, name?: string): string {
   const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   const ns = r.namespaced && namespace ? `/namespaces/${namespace}` : "";
-  return `${base}${ns}/${r.resource}${name ? `/${name}` : ""}`;
+  return `${base}${ns}/${r.resource}${name ? `/${encodeURIComponent(name)}` : ""}`;
 }
 
+/** Aligned like kubectl's tabwriter: three spaces between columns, the last one not padded. */
 function render(rows: string[][]): string {
   const widths: number[] = [];
   for (const row of rows) {
@@ -109,93 +128,218 @@ function cellText(v: unknown): string {
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 
-async function fetchTable(client: HttpClient, p: string, selector: string | undefined): Promise<Table> {
-  const q = selector ? `?labelSelector=${encodeURIComponent(selector)}` : "";
-  const r = await client.getRaw(`${p}${q}`, TABLE_ACCEPT);
+/** GETs a path; a Status answer becomes an error carrying the server's message. */
+async function getJson<T>(client: HttpClient, p: string, accept?: string): Promise<T> {
+  const r = await client.getRaw(p, accept);
   if (r.status !== 200) {
-    const status = JSON.parse(r.body) as { message?: string; reason?: string };
-    throw new CommandError(`Error from server (${status.reason ?? r.status}): ${status.message ?? r.body}`);
+    let message = r.body;
+    try {
+      const status = JSON.parse(r.body) as { message?: string };
+      if (status.message) message = status.message;
+    } catch {
+      // not JSON: the body is the message
+    }
+    throw new CommandError(message.trim() || `the server answered ${r.status} for ${p}`);
   }
-  return JSON.parse(r.body) as Table;
+  return JSON.parse(r.body) as T;
+}
+
+function withSelector(p: string, selector: string | undefined): string {
+  return selector ? `${p}?labelSelector=${encodeURIComponent(selector)}` : p;
+}
+
+/** Object keys in sorted order at every level, as kubectl's printers (Go maps) write them. */
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!isObject(v)) return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys(v[k])]),
+  );
+}
+
+function errorMessage(err: unknown): string {
+  const status = (err as { status?: { message?: string } }).status;
+  return status?.message ?? (err instanceof Error ? err.message : String(err));
+}
+
+/** The control plane and/or the member clusters, per `--operation-scope` and `-C`. */
+async function sourcesFor(
+  opts: GetOptions,
+  karmada: HttpClient,
+  members: ReturnType<typeof memberConnections>,
+): Promise<{ sources: Source[]; failed: string[] }> {
+  const sources: Source[] = [];
+  const failed: string[] = [];
+  if (opts.operationScope !== "members") {
+    sources.push({ cluster: CONTROL_PLANE, controlPlane: true, client: karmada });
+  }
+  if (opts.operationScope === "karmada") return { sources, failed };
+  const clusters = (await karmada.list(RESOURCES.clusters, undefined)).items;
+  const missing = opts.clusters.filter((n) => !clusters.some((c) => c.metadata.name === n));
+  if (missing.length > 0) throw new CommandError(`clusters don't exist: ${missing.join(",")}`);
+  const wanted =
+    opts.clusters.length > 0
+      ? [...new Set(opts.clusters)].map((n) => clusters.find((c) => c.metadata.name === n)!)
+      : clusters.sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+  for (const cluster of wanted) {
+    const name = cluster.metadata.name!;
+    try {
+      const client = (await members.connect(cluster)).client as HttpClient;
+      const probe = await client.getRaw("/api");
+      if (probe.status !== 200) throw new Error(`the server answered ${probe.status}`);
+      sources.push({ cluster: name, controlPlane: false, client });
+    } catch (err) {
+      failed.push(
+        `basic connection test to cluster(${name}) failed, please check authorization or network: ${errorMessage(err)}`,
+      );
+    }
+  }
+  return { sources, failed };
 }
 
 export async function runGet(opts: GetOptions, io: CommandIO, clients: ClientFactory): Promise<void> {
+  if (opts.allNamespaces && opts.names.length > 0) {
+    throw new CommandError("a resource cannot be retrieved by name across all namespaces");
+  }
   const karmada = (await clients.controlPlane()) as HttpClient;
-  const namespace = opts.allNamespaces ? undefined : (opts.namespace ?? "default");
-  const sources: Array<{ cluster: string | undefined; client: HttpClient }> = [];
-  if (opts.operationScope !== "members") sources.push({ cluster: undefined, client: karmada });
   const members = memberConnections({ controlPlane: karmada });
   try {
-    if (opts.operationScope !== "karmada" || opts.clusters.length > 0) {
-      const clusters = (await karmada.list(RESOURCES.clusters, undefined)).items;
-      const wanted = opts.clusters.length > 0 ? opts.clusters : clusters.map((c) => c.metadata.name!);
-      for (const name of wanted) {
-        const cluster = clusters.find((c) => c.metadata.name === name);
-        if (!cluster) throw new CommandError(`cluster(${name}) does not exist`);
-        sources.push({ cluster: name, client: (await members.connect(cluster)).client as HttpClient });
-      }
-      if (opts.operationScope === "karmada") sources.splice(0, 1);
-    }
-    const wide = opts.output === "wide";
-    const memberScope = sources.some((s) => s.cluster !== undefined);
-    if (opts.output && !wide) {
-      const items: Array<StoredObject & { cluster?: string }> = [];
-      for (const src of sources) {
-        const r = await resolve(src.client, opts.resource);
-        const names = opts.names.length > 0 ? opts.names : [undefined];
-        for (const n of names) {
-          const got = JSON.parse((await src.client.getRaw(path(r, namespace, n))).body) as StoredObject & {
-            items?: StoredObject[];
-          };
-          items.push(...(Array.isArray(got.items) ? got.items : [got]));
-        }
-      }
-      if (opts.output === "name") {
-        for (const i of items) io.stdout.write(`${i.kind?.toLowerCase()}/${i.metadata?.name}\n`);
-      } else {
-        const doc =
-          items.length === 1 && opts.names.length === 1
-            ? items[0]
-            : { apiVersion: "v1", kind: "List", items, metadata: { resourceVersion: "" } };
-        io.stdout.write(opts.output === "json" ? `${JSON.stringify(doc, null, 4)}\n` : stringify(doc));
-      }
+    const { sources, failed } = await sourcesFor(opts, karmada, members);
+    if (sources.length === 0 && failed.length === 0) {
+      io.stderr.write("No member Clusters found in Karmada control plane\n");
       return;
     }
-    let header: string[] | undefined;
-    const rows: string[][] = [];
-    for (const src of sources) {
-      const r = await resolve(src.client, opts.resource);
-      const paths =
-        opts.names.length > 0 ? opts.names.map((n) => path(r, namespace, n)) : [path(r, namespace)];
-      for (const p of paths) {
-        const table = await fetchTable(src.client, p, opts.labelSelector);
-        const keep = table.columnDefinitions
-          .map((c, i) => ((c.priority ?? 0) === 0 || wide ? i : -1))
-          .filter((i) => i >= 0);
-        header ??= [
-          ...(opts.allNamespaces && r.namespaced ? ["NAMESPACE"] : []),
-          ...keep.map((i) => table.columnDefinitions[i]!.name.toUpperCase()),
-          ...(memberScope ? ["CLUSTER"] : []),
-        ];
-        for (const row of table.rows) {
-          rows.push([
-            ...(opts.allNamespaces && r.namespaced ? [row.object?.metadata?.namespace ?? ""] : []),
-            ...keep.map((i) => cellText(row.cells[i])),
-            ...(memberScope ? [src.cluster ?? "Karmada"] : []),
-          ]);
-        }
-      }
-    }
-    if (rows.length === 0 || !header) {
-      io.stderr.write(
-        namespace && !opts.allNamespaces
-          ? `No resources found in ${namespace} namespace.\n`
-          : "No resources found\n",
-      );
-      return;
-    }
-    io.stdout.write(render([header, ...rows]));
+    const errors = [...failed];
+    if (opts.output && opts.output !== "wide") await printObjects(opts, sources, io, errors);
+    else await printTable(opts, sources, io, errors);
+    if (errors.length === 1) throw new CommandError(errors[0]!);
+    if (errors.length > 1) throw new CommandError(`[${errors.join(", ")}]`);
   } finally {
     members.close();
   }
+}
+
+/** `-o yaml|json|name`: one document (or List) over every source. */
+async function printObjects(
+  opts: GetOptions,
+  sources: Source[],
+  io: CommandIO,
+  errors: string[],
+): Promise<void> {
+  const namespace = opts.allNamespaces ? undefined : (opts.namespace ?? "default");
+  const items: Array<{ r: Resolved; obj: StoredObject }> = [];
+  for (const src of sources) {
+    try {
+      const r = await resolve(src.client, opts.resource);
+      const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
+      // List items may come without apiVersion and kind; the printers show them on every item.
+      // managedFields are left out, as kubectl does without --show-managed-fields.
+      const stamp = (obj: StoredObject) => {
+        const { managedFields: _, ...metadata } = obj.metadata;
+        items.push({ r, obj: { ...obj, apiVersion, kind: r.kind, metadata } });
+      };
+      if (opts.names.length === 0) {
+        const list = await getJson<{ items?: StoredObject[] }>(
+          src.client,
+          withSelector(path(r, namespace), opts.labelSelector),
+        );
+        for (const obj of list.items ?? []) stamp(obj);
+      }
+      for (const name of opts.names) stamp(await getJson<StoredObject>(src.client, path(r, namespace, name)));
+    } catch (err) {
+      errors.push(`cluster(${src.cluster}): ${errorMessage(err)}`);
+    }
+  }
+  if (opts.output === "name") {
+    for (const { r, obj } of items) {
+      io.stdout.write(`${r.kind.toLowerCase()}${r.group ? `.${r.group}` : ""}/${obj.metadata.name}\n`);
+    }
+    return;
+  }
+  if (items.length === 0 && errors.length > 0) return;
+  const doc =
+    items.length === 1 && opts.names.length === 1 && sources.length === 1
+      ? items[0]!.obj
+      : { apiVersion: "v1", items: items.map((i) => i.obj), kind: "List", metadata: { resourceVersion: "" } };
+  // Sorted keys as Go maps marshal; YAML 1.1 quoting (timestamps, "yes") as Go's YAML writer.
+  io.stdout.write(
+    opts.output === "json"
+      ? `${JSON.stringify(sortKeys(doc), null, 4)}\n`
+      : stringify(doc, { sortMapEntries: true, indentSeq: false, lineWidth: 0, version: "1.1" }),
+  );
+}
+
+/** A server table as upstream prints it: NAMESPACE (with -A), NAME, CLUSTER, the rest, ADOPTION. */
+function decorate(
+  table: Table,
+  src: Source,
+  r: Resolved,
+  opts: GetOptions,
+): { header: string[]; rows: string[][] } {
+  const wide = opts.output === "wide";
+  const withNamespace = opts.allNamespaces && r.namespaced;
+  // Upstream shows ADOPTION for pods only in the wide view.
+  const adoption = wide || r.resource !== "pods";
+  const keep = table.columnDefinitions
+    .map((c, i) => ((c.priority ?? 0) === 0 || wide ? i : -1))
+    .filter((i) => i > 0);
+  const header = [
+    ...(withNamespace ? ["NAMESPACE"] : []),
+    (table.columnDefinitions[0]?.name ?? "Name").toUpperCase(),
+    "CLUSTER",
+    ...keep.map((i) => table.columnDefinitions[i]!.name.toUpperCase()),
+    ...(adoption ? ["ADOPTION"] : []),
+  ];
+  const adopted = (labels: Record<string, string>): string =>
+    src.controlPlane ? "-" : labels[MANAGED_LABEL] === "true" ? "Y" : "N";
+  const rows = table.rows.map((row) => [
+    ...(withNamespace ? [row.object?.metadata?.namespace ?? ""] : []),
+    cellText(row.cells[0]),
+    src.cluster,
+    ...keep.map((i) => cellText(row.cells[i])),
+    ...(adoption ? [adopted(row.object?.metadata?.labels ?? {})] : []),
+  ]);
+  return { header, rows };
+}
+
+/** The default and `-o wide`: the servers' tables with CLUSTER and ADOPTION added. */
+async function printTable(
+  opts: GetOptions,
+  sources: Source[],
+  io: CommandIO,
+  errors: string[],
+): Promise<void> {
+  const namespace = opts.allNamespaces ? undefined : (opts.namespace ?? "default");
+  let header: string[] | undefined;
+  let namespaced: boolean | undefined;
+  const rows: string[][] = [];
+  for (const src of sources) {
+    try {
+      const r = await resolve(src.client, opts.resource);
+      namespaced ??= r.namespaced;
+      const paths =
+        opts.names.length > 0
+          ? opts.names.map((n) => path(r, namespace, n))
+          : [withSelector(path(r, namespace), opts.labelSelector)];
+      for (const p of paths) {
+        const printed = decorate(await getJson<Table>(src.client, p, TABLE_ACCEPT), src, r, opts);
+        header ??= printed.header;
+        rows.push(...printed.rows);
+      }
+    } catch (err) {
+      errors.push(`cluster(${src.cluster}): ${errorMessage(err)}`);
+    }
+  }
+  if (header && rows.length > 0) {
+    io.stdout.write(render([header, ...rows]));
+    return;
+  }
+  if (errors.length > 0) return;
+  io.stderr.write(
+    namespaced !== false && !opts.allNamespaces
+      ? `No resources found in ${namespace} namespace.\n`
+      : "No resources found\n",
+  );
 }

@@ -4,6 +4,7 @@
  * cluster-admin-like ClusterRole, each with a token; in the control plane: the credentials
  * secrets and the Cluster object pointing at them.
  */
+import { clusterNameErrors } from "../../api/karmada/admission/cluster.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { type Client, RESOURCES } from "../../client/client.ts";
 import { isAlreadyExists, isNotFound } from "../../machinery/errors.ts";
@@ -84,8 +85,14 @@ async function serviceAccountToken(
 }
 
 export async function runJoin(opts: JoinOptions, io: CommandIO, clients: ClientFactory): Promise<void> {
-  const member = await clients.cluster(opts.clusterKubeconfig, opts.clusterContext);
+  // Checked before any request: a name the control plane would refuse must not leave the
+  // service account and RBAC behind in the member.
+  const nameErrors = clusterNameErrors(opts.name);
+  if (nameErrors.length > 0) {
+    throw new CommandError(`invalid cluster name(${opts.name}): ${nameErrors.join(";")}`);
+  }
   const karmada = await clients.controlPlane();
+  const member = await clients.cluster(opts.clusterKubeconfig, opts.clusterContext);
   let clusterID: string;
   try {
     clusterID = (await member.client.get(RESOURCES.namespaces, undefined, "kube-system")).metadata.uid!;
@@ -144,12 +151,14 @@ export async function runJoin(opts: JoinOptions, io: CommandIO, clients: ClientF
     karmada,
     ns,
     `${opts.name}-impersonator`,
+    labels,
     secretData({ token: impersonator.token }),
   );
   const credentialsSecret = await upsertSecret(
     karmada,
     ns,
     opts.name,
+    labels,
     secretData({ caBundle: credentials.ca, token: credentials.token }),
   );
 
@@ -171,12 +180,14 @@ export async function runJoin(opts: JoinOptions, io: CommandIO, clients: ClientF
     spec,
   });
 
-  // The secrets go with the Cluster.
+  // The secrets go with the Cluster (a controller reference, as upstream's NewControllerRef).
   const owner = {
     apiVersion: "cluster.karmada.io/v1alpha1",
     kind: "Cluster",
     name: opts.name,
     uid: cluster.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
   };
   for (const secret of [credentialsSecret, impersonatorSecret]) {
     await karmada.patch(RESOURCES.secrets, ns, secret.metadata.name!, "merge", {
@@ -190,18 +201,19 @@ async function upsertSecret(
   client: Client,
   namespace: string,
   name: string,
+  labels: Record<string, string>,
   data: Record<string, string>,
 ): Promise<StoredObject> {
   try {
     return await client.create(RESOURCES.secrets, {
       apiVersion: "v1",
       kind: "Secret",
-      metadata: { name, namespace },
+      metadata: { name, namespace, labels },
       data,
     });
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
-    return client.patch(RESOURCES.secrets, namespace, name, "merge", { data });
+    return client.patch(RESOURCES.secrets, namespace, name, "merge", { metadata: { labels }, data });
   }
 }
 
