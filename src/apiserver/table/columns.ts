@@ -32,6 +32,7 @@ import {
 } from "./core.ts";
 import { eventPrinter, eventsApiEventPrinter } from "./events.ts";
 import { defaultPrinter } from "./generic.ts";
+import { clusterPrinter } from "./karmada.ts";
 import {
   endpointSlicePrinter,
   ingressClassPrinter,
@@ -64,6 +65,7 @@ export const printers: Readonly<Record<string, KindPrinter>> = {
   "/LimitRange": defaultPrinter,
   "events.k8s.io/Event": eventsApiEventPrinter,
   "coordination.k8s.io/Lease": leasePrinter,
+  "cluster.karmada.io/Cluster": clusterPrinter,
   "apps/Deployment": deploymentPrinter,
   "apps/ReplicaSet": replicaSetPrinter,
   "apps/StatefulSet": statefulSetPrinter,
@@ -89,6 +91,10 @@ export const printers: Readonly<Record<string, KindPrinter>> = {
 };
 
 /** The printer of a built-in kind, or the default table for kinds without one. */
+export function hasPrinter(kindKey: string): boolean {
+  return Object.hasOwn(printers, kindKey);
+}
+
 export function printerFor(kindKey: string): KindPrinter {
   return printers[kindKey] ?? defaultPrinter;
 }

@@ -122,6 +122,7 @@ describe("toTable", () => {
         "batch/CronJob",
         "batch/Job",
         "certificates.k8s.io/CertificateSigningRequest",
+        "cluster.karmada.io/Cluster",
         "coordination.k8s.io/Lease",
         "discovery.k8s.io/EndpointSlice",
         "events.k8s.io/Event",

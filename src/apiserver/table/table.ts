@@ -3,7 +3,7 @@
  */
 
 import type { PrinterColumn } from "../../api/schema.ts";
-import { printerFor } from "./columns.ts";
+import { hasPrinter, printerFor } from "./columns.ts";
 import { customResourcePrinter } from "./generic.ts";
 import { isObject } from "./read.ts";
 import type { KindPrinter, KubeObject, Table, TableRow } from "./types.ts";
@@ -38,8 +38,12 @@ function rowObject(obj: KubeObject, includeObject: IncludeObject): unknown {
  * default Name / Created At table. Cells are always the wide set; kubectl hides priority > 0 columns.
  */
 export function toTable(kindKey: string, objects: readonly object[], opts: ToTableOptions): Table {
+  // A Go printer wins over printer columns: Karmada kinds we serve from CRD-style definitions
+  // (the Cluster) are printed by upstream's aggregated apiserver in code.
   const printer: KindPrinter =
-    opts.crdColumns === undefined ? printerFor(kindKey) : customResourcePrinter(opts.crdColumns);
+    opts.crdColumns === undefined || hasPrinter(kindKey)
+      ? printerFor(kindKey)
+      : customResourcePrinter(opts.crdColumns);
   const rows = objects.map((o): TableRow => {
     const obj = o as KubeObject;
     const row: TableRow = { cells: printer.row(obj, opts.now) };
