@@ -8,12 +8,13 @@ import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import {
   compareQuantities,
+  formatQuantity,
   parseQuantity,
   type Quantity,
   sumQuantities,
   sumResourceLists,
 } from "../machinery/quantity.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { type Controller, generationChanged, type ReconcileResult } from "../runtime/controller.ts";
 import { CLUSTER_FINALIZER } from "./cluster.ts";
 import type { ControllerContext, MemberConnection } from "./context.ts";
 
@@ -53,6 +54,8 @@ export async function probeHealth(conn: MemberConnection, timeoutMs: number): Pr
 }
 
 interface Observation {
+  /** The Cluster's uid: a Cluster recreated under the same name starts afresh. */
+  uid: string | undefined;
   status: Condition["status"];
   since: number;
 }
@@ -75,17 +78,22 @@ export function publishable(
   return true;
 }
 
-function setCondition(
+/**
+ * `meta.SetStatusCondition`: replaces the condition in place (or appends a new type); the
+ * transition time moves only with the status.
+ */
+export function setCondition(
   conditions: Condition[],
   next: Omit<Condition, "lastTransitionTime">,
   now: string,
 ): Condition[] {
-  const old = conditions.find((c) => c.type === next.type);
+  const at = conditions.findIndex((c) => c.type === next.type);
+  const old = at >= 0 ? conditions[at] : undefined;
   const merged: Condition = {
     ...next,
     lastTransitionTime: old && old.status === next.status ? (old.lastTransitionTime ?? now) : now,
   };
-  return [...conditions.filter((c) => c.type !== next.type), merged];
+  return at >= 0 ? conditions.map((c, i) => (i === at ? merged : c)) : [...conditions, merged];
 }
 
 /** Every group version and its resources (no subresources), sorted, from legacy discovery. */
@@ -93,43 +101,64 @@ async function apiEnablements(
   conn: MemberConnection,
   timeoutMs: number,
 ): Promise<{ enablements: unknown[]; complete: boolean }> {
-  const groupVersions: string[] = [];
-  let complete = true;
-  const core = JSON.parse((await conn.getRaw("/api", timeoutMs)).body) as { versions?: string[] };
-  groupVersions.push(...(core.versions ?? []));
-  const groups = JSON.parse((await conn.getRaw("/apis", timeoutMs)).body) as {
-    groups?: Array<{ versions?: Array<{ groupVersion: string }> }>;
+  const getJson = async <T>(path: string): Promise<T> => {
+    const r = await conn.getRaw(path, timeoutMs);
+    if (r.status !== 200) throw new Error(`GET ${path}: HTTP ${r.status}`);
+    return JSON.parse(r.body) as T;
   };
-  for (const g of groups.groups ?? []) for (const v of g.versions ?? []) groupVersions.push(v.groupVersion);
-  const out: Array<{ groupVersion: string; resources: Array<{ name: string; kind: string }> }> = [];
-  for (const gv of groupVersions.sort()) {
-    try {
-      const r = await conn.getRaw(gv.includes("/") ? `/apis/${gv}` : `/api/${gv}`, timeoutMs);
-      if (r.status !== 200) {
-        complete = false;
-        continue;
-      }
-      const list = JSON.parse(r.body) as { resources?: Array<{ name: string; kind: string }> };
-      const resources = (list.resources ?? [])
-        .filter((res) => !res.name.includes("/"))
-        .map((res) => ({ name: res.name, kind: res.kind }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      out.push({ groupVersion: gv, resources });
-    } catch {
-      complete = false;
-    }
-  }
-  return { enablements: out, complete };
-}
-
-function podRequests(pod: StoredObject): Record<string, unknown> {
-  const spec = isObject(pod.spec) ? pod.spec : {};
-  const containers = (Array.isArray(spec.containers) ? spec.containers : []).filter(isObject);
-  return sumResourceLists(
-    containers.map((c) =>
-      isObject(c.resources) && isObject(c.resources.requests) ? c.resources.requests : undefined,
+  const [core, groups] = await Promise.all([
+    getJson<{ versions?: string[] }>("/api"),
+    getJson<{ groups?: Array<{ versions?: Array<{ groupVersion: string }> }> }>("/apis"),
+  ]);
+  const groupVersions = [
+    ...(core.versions ?? []),
+    ...(groups.groups ?? []).flatMap((g) => (g.versions ?? []).map((v) => v.groupVersion)),
+  ].sort();
+  // All group versions at once, as client-go's discovery fetches them: a member that stops
+  // answering costs one timeout, not one per group version.
+  const lists = await Promise.all(
+    groupVersions.map((gv) =>
+      getJson<{ resources?: Array<{ name: string; kind: string }> }>(
+        gv.includes("/") ? `/apis/${gv}` : `/api/${gv}`,
+      ).then(
+        (list) => ({ gv, list }),
+        () => ({ gv, list: undefined }),
+      ),
     ),
   );
+  const out: Array<{ groupVersion: string; resources: Array<{ name: string; kind: string }> }> = [];
+  for (const { gv, list } of lists) {
+    if (!list) continue;
+    const resources = (list.resources ?? [])
+      .filter((res) => !res.name.includes("/"))
+      .map((res) => ({ name: res.name, kind: res.kind }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    out.push({ groupVersion: gv, resources });
+  }
+  return { enablements: out, complete: out.length === groupVersions.length };
+}
+
+function containerRequests(containers: unknown): Array<Record<string, unknown> | undefined> {
+  return (Array.isArray(containers) ? containers : [])
+    .filter(isObject)
+    .map((c) => (isObject(c.resources) && isObject(c.resources.requests) ? c.resources.requests : undefined));
+}
+
+/**
+ * A pod's effective request (upstream `Resource.AddPodRequest`): per resource the larger of
+ * the app containers' sum and the largest init container, plus the pod overhead.
+ */
+export function podRequests(pod: StoredObject): Record<string, string> {
+  const spec = isObject(pod.spec) ? pod.spec : {};
+  const sum = sumResourceLists(containerRequests(spec.containers));
+  for (const init of containerRequests(spec.initContainers)) {
+    for (const [name, value] of Object.entries(init ?? {})) {
+      const q = parseQuantity(value);
+      const current = parseQuantity(sum[name] ?? "0");
+      if (q && current && compareQuantities(q, current) > 0) sum[name] = formatQuantity(q);
+    }
+  }
+  return isObject(spec.overhead) ? sumResourceLists([sum, spec.overhead]) : sum;
 }
 
 interface ResourceModel {
@@ -209,15 +238,21 @@ export function summarize(
       isObject(n.status) && isObject(n.status.allocatable) ? n.status.allocatable : undefined,
     ),
   );
-  const live = pods.filter((p) => {
+  const scheduled = (p: StoredObject): boolean => Boolean(isObject(p.spec) && p.spec.nodeName);
+  // Like upstream: every unscheduled pod is allocating; a finished pod occupies nothing.
+  const pending = pods.filter((p) => !scheduled(p));
+  const bound = pods.filter((p) => {
     const phase = isObject(p.status) ? p.status.phase : undefined;
-    return phase !== "Succeeded" && phase !== "Failed";
+    return scheduled(p) && phase !== "Succeeded" && phase !== "Failed";
   });
-  const pending = live.filter((p) => !(isObject(p.spec) && p.spec.nodeName));
-  const bound = live.filter((p) => isObject(p.spec) && p.spec.nodeName);
+  // Upstream's ResourceList() leaves out zero amounts (and so an empty list altogether).
   const withCount = (lists: Record<string, unknown>[], count: number): Record<string, string> => {
     const sum = sumResourceLists(lists);
-    if (count > 0 || Object.keys(sum).length > 0) sum.pods = String(count);
+    if (count > 0) sum.pods = String(count);
+    for (const [name, value] of Object.entries(sum)) {
+      const q = parseQuantity(value);
+      if (!q || q.n <= 0n) delete sum[name];
+    }
     return sum;
   };
   const resourceSummary: Record<string, unknown> = { allocatable };
@@ -243,10 +278,109 @@ async function listAll(
   return out;
 }
 
+function completeAPIEnablements(count: number, complete: boolean): Omit<Condition, "lastTransitionTime"> {
+  const type = "CompleteAPIEnablements";
+  if (count === 0)
+    return {
+      type,
+      status: "False",
+      reason: "Empty",
+      message: "collected empty APIEnablements from the cluster",
+    };
+  if (!complete)
+    return {
+      type,
+      status: "False",
+      reason: "Partial",
+      message: `might collect partial APIEnablements(${count}) from the cluster`,
+    };
+  return {
+    type,
+    status: "True",
+    reason: "Complete",
+    message: "collected complete APIEnablements from the cluster",
+  };
+}
+
 export function clusterStatusController(ctx: ControllerContext): Controller {
   const clusters = ctx.informers.informer(RESOURCES.clusters);
   const observations = new Map<string, Observation>();
   const opts = ctx.options;
+
+  /** Connects and probes: the Ready condition as observed right now. */
+  async function observe(
+    cluster: StoredObject,
+  ): Promise<{ conn?: MemberConnection; health: Health; observed: Omit<Condition, "lastTransitionTime"> }> {
+    let conn: MemberConnection;
+    try {
+      conn = await ctx.members.connect(cluster);
+    } catch (err) {
+      const message = `failed to create a ClusterClient: ${(err as Error).message}`;
+      return {
+        health: "offline",
+        observed: { type: "Ready", status: "False", reason: "StatusCollectionFailed", message },
+      };
+    }
+    const health = await probeHealth(conn, opts.clusterProbeTimeoutMs);
+    const messages =
+      health === "healthy"
+        ? READY_MESSAGES.ready
+        : health === "unhealthy"
+          ? READY_MESSAGES.notReady
+          : READY_MESSAGES.unreachable;
+    return { conn, health, observed: { type: "Ready", ...messages } };
+  }
+
+  /**
+   * The Ready condition to publish: the observed one, unless it flips True/not-True and has
+   * not lasted the threshold yet. The first observation since this controller started (or
+   * since the Cluster was recreated) is published as it is, as upstream's
+   * clusterConditionStore does.
+   */
+  function thresholdAdjusted(
+    cluster: StoredObject,
+    current: Condition | undefined,
+    observed: Omit<Condition, "lastTransitionTime">,
+    now: number,
+  ): Omit<Condition, "lastTransitionTime"> {
+    const name = cluster.metadata.name!;
+    const seen = observations.get(name);
+    const first = seen === undefined || seen.uid !== cluster.metadata.uid;
+    const since = !first && seen.status === observed.status ? seen.since : now;
+    observations.set(name, { uid: cluster.metadata.uid, status: observed.status, since });
+    if (first || !current) return observed;
+    const thresholds = {
+      successMs: opts.clusterSuccessThresholdMs,
+      failureMs: opts.clusterFailureThresholdMs,
+    };
+    return publishable(current, observed.status, since, now, thresholds) ? observed : current;
+  }
+
+  /**
+   * Version, API enablements, node and resource summaries of a healthy member, written into
+   * `status`; returns the conditions with CompleteAPIEnablements set.
+   */
+  async function collect(
+    conn: MemberConnection,
+    spec: Record<string, unknown>,
+    status: Record<string, unknown>,
+    conditions: Condition[],
+    stamp: string,
+  ): Promise<Condition[]> {
+    const version = JSON.parse((await conn.getRaw("/version", opts.clusterProbeTimeoutMs)).body) as {
+      gitVersion?: string;
+    };
+    if (version.gitVersion) status.kubernetesVersion = version.gitVersion;
+    const { enablements, complete } = await apiEnablements(conn, opts.clusterProbeTimeoutMs);
+    status.apiEnablements = enablements;
+    const next = setCondition(conditions, completeAPIEnablements(enablements.length, complete), stamp);
+    const [nodes, pods] = await Promise.all([listAll(conn, RESOURCES.nodes), listAll(conn, RESOURCES.pods)]);
+    const models = (Array.isArray(spec.resourceModels) ? spec.resourceModels : []) as ResourceModel[];
+    const { nodeSummary, resourceSummary } = summarize(nodes, pods, models);
+    status.nodeSummary = nodeSummary;
+    status.resourceSummary = resourceSummary;
+    return next;
+  }
 
   async function reconcile(name: string): Promise<ReconcileResult> {
     const cluster = clusters.get(undefined, name);
@@ -261,89 +395,28 @@ export function clusterStatusController(ctx: ControllerContext): Controller {
     if (!(cluster.metadata.finalizers ?? []).includes(CLUSTER_FINALIZER)) return undefined;
 
     const now = ctx.now();
-    const status = isObject(cluster.status) ? { ...cluster.status } : {};
-    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
-    const current = conditions.find((c) => c.type === "Ready");
-
-    let conn: MemberConnection | undefined;
-    let observed: Omit<Condition, "lastTransitionTime">;
-    let health: Health = "offline";
-    try {
-      conn = await ctx.members.connect(cluster);
-      health = await probeHealth(conn, opts.clusterProbeTimeoutMs);
-      observed = {
-        type: "Ready",
-        ...(health === "healthy"
-          ? READY_MESSAGES.ready
-          : health === "unhealthy"
-            ? READY_MESSAGES.notReady
-            : READY_MESSAGES.unreachable),
-      };
-    } catch (err) {
-      observed = {
-        type: "Ready",
-        status: "False",
-        reason: "StatusCollectionFailed",
-        message: `failed to create a ClusterClient: ${(err as Error).message}`,
-      };
-    }
-
-    const seen = observations.get(name);
-    const since = seen && seen.status === observed.status ? seen.since : now;
-    observations.set(name, { status: observed.status, since });
-    const publish = publishable(current, observed.status, since, now, {
-      successMs: opts.clusterSuccessThresholdMs,
-      failureMs: opts.clusterFailureThresholdMs,
-    });
     const stamp = rfc3339(now);
-    let nextConditions = publish ? setCondition(conditions, observed, stamp) : conditions;
-    const ready = nextConditions.find((c) => c.type === "Ready");
-
-    if (conn && health === "healthy" && ready?.status === "True") {
+    const status = isObject(cluster.status) ? { ...cluster.status } : {};
+    let conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
+    const { conn, health, observed } = await observe(cluster);
+    const ready = thresholdAdjusted(
+      cluster,
+      conditions.find((c) => c.type === "Ready"),
+      observed,
+      now,
+    );
+    if (conn && health === "healthy" && ready.status === "True") {
+      // All or nothing: a member lost halfway must not leave half its API enablements behind.
+      const collected: Record<string, unknown> = {};
       try {
-        const version = JSON.parse((await conn.getRaw("/version", opts.clusterProbeTimeoutMs)).body) as {
-          gitVersion?: string;
-        };
-        if (version.gitVersion) status.kubernetesVersion = version.gitVersion;
-        const { enablements, complete } = await apiEnablements(conn, opts.clusterProbeTimeoutMs);
-        status.apiEnablements = enablements;
-        nextConditions = setCondition(
-          nextConditions,
-          enablements.length === 0
-            ? {
-                type: "CompleteAPIEnablements",
-                status: "False",
-                reason: "Empty",
-                message: "collected empty APIEnablements from the cluster",
-              }
-            : complete
-              ? {
-                  type: "CompleteAPIEnablements",
-                  status: "True",
-                  reason: "Complete",
-                  message: "collected complete APIEnablements from the cluster",
-                }
-              : {
-                  type: "CompleteAPIEnablements",
-                  status: "False",
-                  reason: "Partial",
-                  message: `might collect partial APIEnablements(${enablements.length}) from the cluster`,
-                },
-          stamp,
-        );
-        const [nodes, pods] = await Promise.all([
-          listAll(conn, RESOURCES.nodes),
-          listAll(conn, RESOURCES.pods),
-        ]);
-        const models = (Array.isArray(spec.resourceModels) ? spec.resourceModels : []) as ResourceModel[];
-        const { nodeSummary, resourceSummary } = summarize(nodes, pods, models);
-        status.nodeSummary = nodeSummary;
-        status.resourceSummary = resourceSummary;
+        conditions = await collect(conn, spec, collected, conditions, stamp);
+        Object.assign(status, collected);
       } catch (err) {
         ctx.log.warn("cluster status collection failed", { cluster: name, err: (err as Error).message });
       }
     }
-    status.conditions = nextConditions;
+    // Ready is set after what was collected, as upstream sets it last.
+    status.conditions = setCondition(conditions, ready, stamp);
     if (JSON.stringify(status) !== JSON.stringify(cluster.status ?? {})) {
       await ctx.client.updateStatus(RESOURCES.clusters, { ...cluster, status });
     }
@@ -353,6 +426,8 @@ export function clusterStatusController(ctx: ControllerContext): Controller {
   return {
     name: "cluster-status",
     for: clusters,
+    // Its own status writes must not trigger another probe; the periodic requeue covers the rest.
+    updateFilter: generationChanged,
     workers: 4,
     reconcile: (_rctx, key) => reconcile(key),
   };

@@ -3,17 +3,21 @@
  * and its execution space `karmada-es-<name>`; NoSchedule taints follow the Ready condition;
  * a deleted Cluster loses its execution space, and goes once no binding targets it.
  */
-import { isObject, type StoredObject } from "../api/meta.ts";
+import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
-import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
+import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { ControllerContext } from "./context.ts";
 
+/** Upstream's controller name: the source of its events. */
+export const CLUSTER_CONTROLLER = "cluster-controller";
 export const CLUSTER_FINALIZER = "karmada.io/cluster-controller";
 export const EXECUTION_SPACE_PREFIX = "karmada-es-";
 export const SYSTEM_LABEL = "karmada.io/system";
 export const TAINT_NOT_READY = "cluster.karmada.io/not-ready";
 export const TAINT_UNREACHABLE = "cluster.karmada.io/unreachable";
+/** Upstream's CleanupCheckInterval: how often a deleting cluster looks again (besides watches). */
+const CLEANUP_CHECK_INTERVAL_MS = 10_000;
 
 export const RESOURCE_BINDINGS: ResourceRef = {
   group: "work.karmada.io",
@@ -46,8 +50,11 @@ interface Condition {
   status: string;
 }
 
-/** The taints a Cluster should carry given its Ready condition (user taints kept as they are). */
-export function taintsForReadiness(taints: Taint[], conditions: Condition[]): Taint[] {
+/**
+ * The taints a Cluster should carry given its Ready condition (user taints kept as they are);
+ * a taint added gets `timeAdded`, as upstream's SetCurrentClusterTaints stamps it.
+ */
+export function taintsForReadiness(taints: Taint[], conditions: Condition[], now: number): Taint[] {
   const ready = conditions.find((c) => c.type === "Ready");
   const want = new Set<string>();
   const drop = new Set<string>();
@@ -63,9 +70,19 @@ export function taintsForReadiness(taints: Taint[], conditions: Condition[]): Ta
   }
   const out = taints.filter((t) => !(t.effect === "NoSchedule" && drop.has(t.key)));
   for (const key of want) {
-    if (!out.some((t) => t.key === key && t.effect === "NoSchedule")) out.push({ key, effect: "NoSchedule" });
+    if (!out.some((t) => t.key === key && t.effect === "NoSchedule"))
+      out.push({ key, effect: "NoSchedule", timeAdded: rfc3339(now) });
   }
   return out;
+}
+
+/** Upstream's GenerateTaintsMessage: `cluster now has taints([{Key:k,Effect:e}])`. */
+export function taintsMessage(taints: Taint[]): string {
+  if (taints.length === 0) return "cluster now does not have taints";
+  const shown = taints.map((t) =>
+    t.value ? `{Key:${t.key},Value:${t.value},Effect:${t.effect}}` : `{Key:${t.key},Effect:${t.effect}}`,
+  );
+  return `cluster now has taints([${shown.join(",")}])`;
 }
 
 function bindingsTargeting(obj: StoredObject): string[] {
@@ -77,8 +94,14 @@ function bindingsTargeting(obj: StoredObject): string[] {
 export function clusterController(ctx: ControllerContext): Controller {
   const clusters = ctx.informers.informer(RESOURCES.clusters);
   const byCluster = { byCluster: bindingsTargeting };
+  const events = ctx.recorder(CLUSTER_CONTROLLER);
   const rbs = ctx.informers.informer(RESOURCE_BINDINGS, { indexers: byCluster });
   const crbs = ctx.informers.informer(CLUSTER_RESOURCE_BINDINGS, { indexers: byCluster });
+  // Execution spaces carry the system label: a deleted one wakes its cluster at once (to
+  // finish a deletion, or to recreate it) instead of at the next 10 s check.
+  const systemNamespaces = ctx.informers.informer(RESOURCES.namespaces, {
+    labelSelector: `${SYSTEM_LABEL}=true`,
+  });
 
   async function removeExecutionSpace(cluster: StoredObject, name: string): Promise<boolean> {
     const es = executionSpace(name);
@@ -86,11 +109,11 @@ export function clusterController(ctx: ControllerContext): Controller {
       const ns = await ctx.client.get(RESOURCES.namespaces, undefined, es);
       if (!ns.metadata.deletionTimestamp) {
         await ctx.client.delete(RESOURCES.namespaces, undefined, es);
-        ctx.events.event(
+        events.event(
           cluster,
           "Normal",
           "RemoveExecutionSpaceSucceed",
-          `Removed execution space(${es}) for cluster(${name}).`,
+          `Removed execution space for cluster(${name}).`,
         );
       }
       return false;
@@ -100,25 +123,77 @@ export function clusterController(ctx: ControllerContext): Controller {
     }
   }
 
+  /** A deleted cluster goes once its execution space is gone and no binding lists it. */
+  async function removeCluster(cluster: StoredObject, name: string): Promise<ReconcileResult> {
+    const finalizers = cluster.metadata.finalizers ?? [];
+    if (!finalizers.includes(CLUSTER_FINALIZER)) return undefined;
+    const gone = await removeExecutionSpace(cluster, name);
+    const targeted = rbs.byIndex("byCluster", name).length + crbs.byIndex("byCluster", name).length;
+    if (!gone || targeted > 0) return { requeueAfterMs: CLEANUP_CHECK_INTERVAL_MS };
+    await ctx.client.update(RESOURCES.clusters, {
+      ...cluster,
+      metadata: { ...cluster.metadata, finalizers: finalizers.filter((f) => f !== CLUSTER_FINALIZER) },
+    });
+    ctx.members.forget(name);
+    return undefined;
+  }
+
+  async function ensureExecutionSpace(cluster: StoredObject, name: string): Promise<void> {
+    const es = executionSpace(name);
+    if (systemNamespaces.get(undefined, es)) return;
+    try {
+      await ctx.client.create(RESOURCES.namespaces, {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: es, labels: { [SYSTEM_LABEL]: "true" } },
+      });
+      events.event(
+        cluster,
+        "Normal",
+        "CreateExecutionSpaceSucceed",
+        `Created execution space(${es}) for cluster(${name}).`,
+      );
+    } catch (err) {
+      if (isAlreadyExists(err)) return;
+      events.event(cluster, "Warning", "CreateExecutionSpaceFailed", (err as Error).message);
+      throw err;
+    }
+  }
+
+  async function taintByCondition(cluster: StoredObject): Promise<void> {
+    const spec = isObject(cluster.spec) ? cluster.spec : {};
+    const status = isObject(cluster.status) ? cluster.status : {};
+    const taints = (Array.isArray(spec.taints) ? spec.taints : []) as Taint[];
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
+    const desired = taintsForReadiness(taints, conditions, ctx.now());
+    if (JSON.stringify(desired) === JSON.stringify(taints)) return;
+    // An empty list is left out, as upstream's `omitempty` does.
+    const { taints: _, ...rest } = spec;
+    try {
+      await ctx.client.update(RESOURCES.clusters, {
+        ...cluster,
+        spec: desired.length > 0 ? { ...rest, taints: desired } : rest,
+      });
+    } catch (err) {
+      // A conflict only means the status controller wrote first: the retry sees its status.
+      if (!isConflict(err)) events.event(cluster, "Warning", "TaintClusterFailed", (err as Error).message);
+      throw err;
+    }
+    events.event(
+      cluster,
+      "Normal",
+      "TaintClusterSucceed",
+      `Taint cluster succeed: ${taintsMessage(desired)}.`,
+    );
+  }
+
   async function reconcile(key: string): Promise<ReconcileResult> {
     const cluster = clusters.get(undefined, key);
     if (!cluster) return undefined;
     const name = cluster.metadata.name!;
+    if (cluster.metadata.deletionTimestamp) return removeCluster(cluster, name);
+
     const finalizers = cluster.metadata.finalizers ?? [];
-
-    if (cluster.metadata.deletionTimestamp) {
-      if (!finalizers.includes(CLUSTER_FINALIZER)) return undefined;
-      const gone = await removeExecutionSpace(cluster, name);
-      const targeted = rbs.byIndex("byCluster", name).length + crbs.byIndex("byCluster", name).length;
-      if (!gone || targeted > 0) return { requeueAfterMs: 10_000 };
-      await ctx.client.update(RESOURCES.clusters, {
-        ...cluster,
-        metadata: { ...cluster.metadata, finalizers: finalizers.filter((f) => f !== CLUSTER_FINALIZER) },
-      });
-      ctx.members.forget(name);
-      return undefined;
-    }
-
     if (!finalizers.includes(CLUSTER_FINALIZER)) {
       await ctx.client.update(RESOURCES.clusters, {
         ...cluster,
@@ -126,58 +201,20 @@ export function clusterController(ctx: ControllerContext): Controller {
       });
       return undefined; // the update comes back through the informer
     }
-
-    const es = executionSpace(name);
-    try {
-      await ctx.client.create(RESOURCES.namespaces, {
-        apiVersion: "v1",
-        kind: "Namespace",
-        metadata: { name: es, labels: { [SYSTEM_LABEL]: "true" } },
-      });
-      ctx.events.event(
-        cluster,
-        "Normal",
-        "CreateExecutionSpaceSucceed",
-        `Created execution space(${es}) for cluster(${name}).`,
-      );
-    } catch (err) {
-      if (!isAlreadyExists(err)) {
-        ctx.events.event(
-          cluster,
-          "Warning",
-          "CreateExecutionSpaceFailed",
-          `Failed to create execution space for cluster(${name}): ${(err as Error).message}`,
-        );
-        throw err;
-      }
-    }
-
-    const spec = isObject(cluster.spec) ? cluster.spec : {};
-    const status = isObject(cluster.status) ? cluster.status : {};
-    const taints = (Array.isArray(spec.taints) ? spec.taints : []) as Taint[];
-    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
-    const desired = taintsForReadiness(taints, conditions);
-    if (JSON.stringify(desired) !== JSON.stringify(taints)) {
-      try {
-        await ctx.client.update(RESOURCES.clusters, { ...cluster, spec: { ...spec, taints: desired } });
-        const shown = desired.map((t) => `${t.key}:${t.effect}`).join(",");
-        ctx.events.event(cluster, "Normal", "TaintClusterSucceed", `Taint cluster succeed: ${shown}.`);
-      } catch (err) {
-        ctx.events.event(
-          cluster,
-          "Warning",
-          "TaintClusterFailed",
-          `Failed to taint cluster: ${(err as Error).message}`,
-        );
-        throw err;
-      }
-    }
+    await ensureExecutionSpace(cluster, name);
+    await taintByCondition(cluster);
     return undefined;
   }
 
   // A binding's change matters only to a cluster that is waiting to go.
   const deletingTargets = (binding: StoredObject): string[] =>
     bindingsTargeting(binding).filter((name) => clusters.get(undefined, name)?.metadata.deletionTimestamp);
+  const executionSpaceOwner = (ns: StoredObject): string[] => {
+    const name = ns.metadata.name ?? "";
+    if (!name.startsWith(EXECUTION_SPACE_PREFIX)) return [];
+    const cluster = name.slice(EXECUTION_SPACE_PREFIX.length);
+    return clusters.get(undefined, cluster) ? [cluster] : [];
+  };
 
   return {
     name: "cluster",
@@ -185,6 +222,7 @@ export function clusterController(ctx: ControllerContext): Controller {
     watches: [
       { informer: rbs, map: deletingTargets },
       { informer: crbs, map: deletingTargets },
+      { informer: systemNamespaces, map: executionSpaceOwner },
     ],
     reconcile: (_rctx, key) => reconcile(key),
   };

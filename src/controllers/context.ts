@@ -11,7 +11,10 @@ import type { InformerFactory } from "../runtime/informer.ts";
 /** A connection to one member cluster's API server. */
 export interface MemberConnection {
   client: Client;
-  /** GETs a non-resource path (`/readyz`, `/version`, discovery). Throws on transport errors. */
+  /**
+   * GETs a non-resource path (`/readyz`, `/version`, discovery). Throws on transport errors,
+   * and when no answer came within `timeoutMs` (default: the connection's own timeout).
+   */
   getRaw(path: string, timeoutMs?: number): Promise<{ status: number; body: string }>;
 }
 
@@ -57,7 +60,8 @@ export interface ControllerContext {
   client: Client;
   informers: InformerFactory;
   members: MemberConnections;
-  events: EventRecorder;
+  /** An event recorder whose events name `component` as their source (upstream's controller name). */
+  recorder(component: string): EventRecorder;
   log: Logger;
   now(): number;
   options: ControllerOptions;

@@ -8,6 +8,7 @@ import { type Controller, type RunningController, runController } from "../runti
 import { eventRecorder } from "../runtime/events.ts";
 import { InformerFactory } from "../runtime/informer.ts";
 import { clusterController } from "./cluster.ts";
+import { clusterMonitorController } from "./cluster-monitor.ts";
 import { clusterStatusController } from "./cluster-status.ts";
 import {
   type ControllerContext,
@@ -16,18 +17,21 @@ import {
   type MemberConnections,
 } from "./context.ts";
 
-export const controllers: Record<string, (ctx: ControllerContext) => Controller> = {
-  cluster: clusterController,
-  clusterStatus: clusterStatusController,
+/** Upstream's controller names; one name may run several loops (as upstream's `cluster` does). */
+export const controllers: Record<string, (ctx: ControllerContext) => Controller[]> = {
+  cluster: (ctx) => [clusterController(ctx), clusterMonitorController(ctx)],
+  clusterStatus: (ctx) => [clusterStatusController(ctx)],
 };
 
 /**
  * Upstream's `--controllers` semantics: `*` enables the defaults, `name` enables one,
- * `-name` disables one; the last word about a name wins over `*`.
+ * `-name` disables one. The first explicit mention of a name decides, wherever `*` stands.
  */
 export function isControllerEnabled(name: string, flags: readonly string[]): boolean {
-  if (flags.includes(`-${name}`)) return false;
-  if (flags.includes(name)) return true;
+  for (const flag of flags) {
+    if (flag === name) return true;
+    if (flag === `-${name}`) return false;
+  }
   return flags.includes("*");
 }
 
@@ -59,7 +63,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     client: opts.client,
     informers,
     members: opts.members,
-    events: eventRecorder(opts.client, "karmada-controller-manager", { now, log: opts.log }),
+    recorder: (component) => eventRecorder(opts.client, component, { now, log: opts.log }),
     log: opts.log,
     now,
     options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
@@ -67,7 +71,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   const flags = opts.controllers ?? ["*"];
   const running = Object.entries(controllers)
     .filter(([name]) => isControllerEnabled(name, flags))
-    .map(([, make]) => runController(make(ctx), { log: opts.log }));
+    .flatMap(([, make]) => make(ctx).map((c) => runController(c, { log: opts.log })));
   informers.start();
   return {
     running,

@@ -1,12 +1,12 @@
 /**
  * Connections to member clusters, built from a Cluster's `apiEndpoint` and its credentials
  * secret (`token`, `caBundle`) — exactly what `karmadactl join` recorded — and cached until
- * the Cluster or the secret changes. Each member has its own client and concurrency limit,
- * so one slow member never stalls the others.
+ * the Cluster's connection settings or the secret change. Each member has its own client and
+ * concurrency limit, so one slow member never stalls the others.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
-import type { HttpClient } from "../client/http.ts";
+import type { ClusterConnection, HttpClient } from "../client/http.ts";
 import { httpClientFor } from "../client/kubeconfig.ts";
 import type { MemberConnection, MemberConnections } from "./context.ts";
 
@@ -21,8 +21,41 @@ export interface MemberConnectionOptions {
   timeoutMs?: number;
 }
 
+interface Cached {
+  version: string;
+  conn: MemberConnection;
+  close(): void;
+}
+
 export function memberConnections(opts: MemberConnectionOptions): MemberConnections & { close(): void } {
-  const cache = new Map<string, { version: string; client: HttpClient; conn: MemberConnection }>();
+  const cache = new Map<string, Cached>();
+  const maxConcurrent = opts.maxConcurrent ?? 16;
+  const userAgent = "karmada-controller-manager";
+
+  function open(settings: ClusterConnection): Cached["conn"] & { close(): void } {
+    const client = httpClientFor(settings, { maxConcurrent, timeoutMs: opts.timeoutMs ?? 10_000, userAgent });
+    // A request with its own time limit (health probes, discovery) goes through a client with
+    // that timeout, so an unanswered request is abandoned, and its slot freed, on time.
+    const limited = new Map<number, HttpClient>();
+    const withTimeout = (timeoutMs: number): HttpClient => {
+      let c = limited.get(timeoutMs);
+      if (!c) {
+        c = httpClientFor(settings, { maxConcurrent, timeoutMs, userAgent });
+        limited.set(timeoutMs, c);
+      }
+      return c;
+    };
+    return {
+      client,
+      getRaw: (path, timeoutMs) =>
+        timeoutMs === undefined ? client.getRaw(path) : withTimeout(timeoutMs).getRaw(path),
+      close() {
+        client.close();
+        for (const c of limited.values()) c.close();
+      },
+    };
+  }
+
   return {
     async connect(cluster: StoredObject): Promise<MemberConnection> {
       const name = cluster.metadata.name!;
@@ -31,37 +64,38 @@ export function memberConnections(opts: MemberConnectionOptions): MemberConnecti
       if (!spec.apiEndpoint) throw new Error(`cluster ${name} has no apiEndpoint`);
       if (!ref?.name || !ref.namespace) throw new Error(`cluster ${name} has no secretRef`);
       const secret = await opts.controlPlane.get(RESOURCES.secrets, String(ref.namespace), String(ref.name));
-      const version = `${cluster.metadata.generation}/${cluster.metadata.uid}/${secret.metadata.resourceVersion}`;
+      // Only what the connection is made of: a taint or label change keeps the connection.
+      const version = JSON.stringify([
+        cluster.metadata.uid,
+        spec.apiEndpoint,
+        spec.insecureSkipTLSVerification === true,
+        spec.proxyURL ?? "",
+        secret.metadata.uid,
+        secret.metadata.resourceVersion,
+      ]);
       const cached = cache.get(name);
       if (cached?.version === version) return cached.conn;
-      cached?.client.close();
+      cached?.close();
       const data = isObject(secret.data) ? secret.data : {};
       const token = unb64(data.token);
       const caData = unb64(data.caBundle);
-      const client = httpClientFor(
-        {
-          server: String(spec.apiEndpoint),
-          ...(token ? { token } : {}),
-          ...(caData ? { caData } : {}),
-          ...(spec.insecureSkipTLSVerification === true ? { insecureSkipTLSVerify: true } : {}),
-          ...(typeof spec.proxyURL === "string" && spec.proxyURL ? { proxyUrl: spec.proxyURL } : {}),
-        },
-        {
-          maxConcurrent: opts.maxConcurrent ?? 16,
-          timeoutMs: opts.timeoutMs ?? 10_000,
-          userAgent: "karmada-controller-manager",
-        },
-      );
-      const conn: MemberConnection = { client, getRaw: (path) => client.getRaw(path) };
-      cache.set(name, { version, client, conn });
+      const opened = open({
+        server: String(spec.apiEndpoint),
+        ...(token ? { token } : {}),
+        ...(caData ? { caData } : {}),
+        ...(spec.insecureSkipTLSVerification === true ? { insecureSkipTLSVerify: true } : {}),
+        ...(typeof spec.proxyURL === "string" && spec.proxyURL ? { proxyUrl: spec.proxyURL } : {}),
+      });
+      const conn: MemberConnection = { client: opened.client, getRaw: opened.getRaw };
+      cache.set(name, { version, conn, close: opened.close });
       return conn;
     },
     forget(name: string): void {
-      cache.get(name)?.client.close();
+      cache.get(name)?.close();
       cache.delete(name);
     },
     close(): void {
-      for (const c of cache.values()) c.client.close();
+      for (const c of cache.values()) c.close();
       cache.clear();
     },
   };

@@ -21,6 +21,11 @@ export interface Controller {
   name: string;
   /** The primary resource: its objects' keys (`namespace/name` or `name`) are reconciled. */
   for: Informer;
+  /**
+   * Which updates of a primary object are worth a reconcile (default: all). Adds and deletes
+   * always are. `generationChanged` is controller-runtime's GenerationChangedPredicate.
+   */
+  updateFilter?: (old: StoredObject, obj: StoredObject) => boolean;
   /** Other resources whose changes concern some primary keys. */
   watches?: Array<{ informer: Informer; map: (obj: StoredObject) => string[] }>;
   workers?: number;
@@ -32,6 +37,11 @@ export interface RunningController {
   readonly queue: WorkQueue;
   enqueue(key: string): void;
   stop(): void;
+}
+
+/** Spec changes only: status and metadata writes leave `metadata.generation` alone. */
+export function generationChanged(old: StoredObject, obj: StoredObject): boolean {
+  return old.metadata.generation !== obj.metadata.generation;
 }
 
 export function runController(c: Controller, deps: { log?: Logger } = {}): RunningController {
@@ -66,7 +76,9 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
   removers.push(
     c.for.addHandler({
       onAdd: enqueueObject,
-      onUpdate: (_old, obj) => enqueueObject(obj),
+      onUpdate: (old, obj) => {
+        if (!c.updateFilter || c.updateFilter(old, obj)) enqueueObject(obj);
+      },
       onDelete: enqueueObject,
     }),
   );

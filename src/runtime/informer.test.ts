@@ -4,7 +4,7 @@ import type { ApiServer } from "../apiserver/server.ts";
 import { startTestApi, type TestApi } from "../apiserver/test-client.ts";
 import { RESOURCES } from "../client/client.ts";
 import { LocalClient } from "../client/local.ts";
-import { runController } from "./controller.ts";
+import { generationChanged, runController } from "./controller.ts";
 import { Informer, InformerFactory, objectKey } from "./informer.ts";
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -141,6 +141,48 @@ describe("informers and controllers", () => {
       "reconciles",
     );
     expect(objectKey(cms.get("default", "flaky")!)).toBe("default/flaky");
+    running.stop();
+    factory.stop();
+  });
+
+  it("an update filter (generationChanged) skips status writes but not spec changes", async () => {
+    const factory = new InformerFactory(client);
+    const deployments = factory.informer(RESOURCES.deployments, { namespace: "default" });
+    const generations: number[] = [];
+    const running = runController({
+      name: "generation-test",
+      for: deployments,
+      updateFilter: generationChanged,
+      reconcile: async (_ctx, key) => {
+        const [ns, name] = key.split("/");
+        generations.push(deployments.get(ns, name!)?.metadata.generation ?? 0);
+        return undefined;
+      },
+    });
+    factory.start();
+    await factory.waitForSync();
+    const created = await client.create(RESOURCES.deployments, {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "gen", namespace: "default" },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: "gen" } },
+        template: { metadata: { labels: { app: "gen" } }, spec: { containers: [{ name: "c", image: "x" }] } },
+      },
+    });
+    await until(() => generations.length === 1, "the add");
+    const withStatus = await client.updateStatus(RESOURCES.deployments, {
+      ...created,
+      status: { replicas: 1 },
+    });
+    await client.patch(RESOURCES.deployments, "default", "gen", "merge", {
+      metadata: { labels: { a: "b" } },
+    });
+    await client.patch(RESOURCES.deployments, "default", "gen", "merge", { spec: { replicas: 2 } });
+    await until(() => generations.length === 2, "the spec change");
+    expect(withStatus.metadata.generation).toBe(1);
+    expect(generations).toEqual([1, 2]);
     running.stop();
     factory.stop();
   });

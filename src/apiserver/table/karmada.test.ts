@@ -50,7 +50,10 @@ describe("Cluster", () => {
       "<none>",
     ]);
     expect(
-      cells("cluster.karmada.io/Cluster", { metadata: { name: "new", creationTimestamp: ago(DAY) }, spec: {} }),
+      cells("cluster.karmada.io/Cluster", {
+        metadata: { name: "new", creationTimestamp: ago(DAY) },
+        spec: {},
+      }),
     ).toEqual(["new", "", "", "Unknown", "24h", "<none>", "<none>", "<none>", "", "<none>"]);
   });
 
