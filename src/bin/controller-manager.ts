@@ -2,13 +2,18 @@
  * The controller manager as a component: the enabled controllers run only while this
  * candidate holds the `karmada-system/karmada-controller-manager` Lease (upstream's lock), so
  * several replicas can run against one control plane and exactly one acts. Used by
- * `karmada controller-manager` (HTTP client from a kubeconfig) and `karmada up` (in-process).
+ * `karmada controller-manager` (HTTP client from a kubeconfig), `karmada up` (in-process) and,
+ * with the agent's controllers and lock, by `karmada agent`.
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Client } from "../client/client.ts";
-import type { ControllerOptions } from "../controllers/context.ts";
-import { type RunningControllerManager, startControllerManager } from "../controllers/index.ts";
+import type { ControllerOptions, MemberConnections } from "../controllers/context.ts";
+import {
+  type ControllerRegistry,
+  type RunningControllerManager,
+  startControllerManager,
+} from "../controllers/index.ts";
 import { memberConnections } from "../controllers/members.ts";
 import type { Logger } from "../log.ts";
 import { LeaderElector } from "../runtime/leader.ts";
@@ -45,6 +50,10 @@ export interface ElectedControllerManagerOptions {
   leaderElection: LeaderElectionFlags;
   /** Leadership was lost (not by `stop()`); the process should exit, as upstream's does. */
   onLost?: () => void;
+  /** Which controllers exist (default: the controller manager's; the agent passes its own). */
+  registry?: ControllerRegistry;
+  /** How members are reached (default: from each Cluster's endpoint and credentials secret). */
+  members?: () => MemberConnections & { close(): void };
 }
 
 export interface ElectedControllerManager {
@@ -66,12 +75,13 @@ export function startElectedControllerManager(
   let stopping = false;
 
   const startControllers = (): void => {
-    const members = memberConnections({ controlPlane: opts.client });
+    const members = opts.members?.() ?? memberConnections({ controlPlane: opts.client });
     const manager = startControllerManager({
       client: opts.client,
       members,
       log: opts.log,
       controllers: opts.controllers,
+      ...(opts.registry ? { registry: opts.registry } : {}),
       ...(opts.options ? { options: opts.options } : {}),
     });
     running = { manager, close: () => members.close() };

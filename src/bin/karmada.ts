@@ -8,9 +8,16 @@ import { stringify } from "yaml";
 import { defaultKubeconfigPath } from "../cli/factory.ts";
 import { count, durationOption, list, port } from "../cli/flags.ts";
 import type { HttpClient } from "../client/http.ts";
-import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../client/kubeconfig.ts";
-import { controllers } from "../controllers/index.ts";
-import { createLogger, type Level } from "../log.ts";
+import {
+  httpClientFor,
+  type KubeconfigConnection,
+  loadKubeconfig,
+  renderKubeconfig,
+} from "../client/kubeconfig.ts";
+import { REPORTED_SECRETS, type ReportedSecret } from "../cluster/register.ts";
+import type { ControllerOptions } from "../controllers/context.ts";
+import { agentControllers, controllers } from "../controllers/index.ts";
+import { createLogger, type Level, type Logger } from "../log.ts";
 import { serveMemberCluster } from "../member-sim/cluster.ts";
 import {
   type CustomStage,
@@ -22,8 +29,13 @@ import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-cl
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
+import { startAgent } from "./agent.ts";
 import { StartupError, startControlPlane, stopOnSignals } from "./control-plane.ts";
-import { DEFAULT_LEADER_ELECTION, startElectedControllerManager } from "./controller-manager.ts";
+import {
+  DEFAULT_LEADER_ELECTION,
+  type LeaderElectionFlags,
+  startElectedControllerManager,
+} from "./controller-manager.ts";
 import { nextSteps, runUp } from "./up.ts";
 
 function level(value: string): Level {
@@ -67,13 +79,32 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
   stopOnSignals(() => cp.stop(), log);
 }
 
-interface UpFlags {
-  dataDir: string;
-  port: number;
-  members: number;
+interface LeaderElectionCliFlags {
+  leaderElect: boolean;
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
+  leaderElectResourceNamespace: string;
+}
+
+interface ClusterStatusCliFlags {
   clusterStatusUpdateFrequency: number;
   clusterFailureThreshold: number;
   clusterSuccessThreshold: number;
+}
+
+function clusterStatusOptionsFrom(flags: ClusterStatusCliFlags): Partial<ControllerOptions> {
+  return {
+    clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
+    clusterFailureThresholdMs: flags.clusterFailureThreshold,
+    clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
+  };
+}
+
+interface UpFlags extends ClusterStatusCliFlags {
+  dataDir: string;
+  port: number;
+  members: number;
   logLevel: Level;
 }
 
@@ -89,11 +120,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       port: flags.port,
       members: flags.members,
       memberCommand: [process.execPath, ...process.execArgv, process.argv[1]!],
-      controllerOptions: {
-        clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
-        clusterFailureThresholdMs: flags.clusterFailureThreshold,
-        clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
-      },
+      controllerOptions: clusterStatusOptionsFrom(flags),
       log,
     },
     io,
@@ -111,45 +138,71 @@ function errorText(err: unknown): string {
   return status?.message ?? (err as Error).message ?? String(err);
 }
 
-interface ControllerManagerFlags {
+interface ControllerManagerFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags {
   kubeconfig?: string;
   context?: string;
   controllers: string[];
-  leaderElect: boolean;
-  leaderElectLeaseDuration: number;
-  leaderElectRenewDeadline: number;
-  leaderElectRetryPeriod: number;
-  leaderElectResourceNamespace: string;
-  clusterStatusUpdateFrequency: number;
-  clusterFailureThreshold: number;
-  clusterSuccessThreshold: number;
   clusterMonitorPeriod: number;
   clusterMonitorGracePeriod: number;
   clusterStartupGracePeriod: number;
   logLevel: Level;
 }
 
-async function runControllerManagerCommand(flags: ControllerManagerFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "controller-manager" } });
-  const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
-  const unknown = flags.controllers
-    .map((c) => c.replace(/^-/, ""))
-    .filter((c) => c !== "*" && !(c in controllers));
+/** `--controllers` may only name controllers the component has. */
+function checkControllers(component: string, names: string[], known: readonly string[]): void {
+  const unknown = names.map((c) => c.replace(/^-/, "")).filter((c) => c !== "*" && !known.includes(c));
   if (unknown.length > 0) {
     fail(
-      "controller-manager",
-      new StartupError(
-        `--controllers: unknown controller ${unknown.join(", ")}; known: ${Object.keys(controllers).join(", ")}`,
-      ),
+      component,
+      new StartupError(`--controllers: unknown controller ${unknown.join(", ")}; known: ${known.join(", ")}`),
     );
   }
-  let client: HttpClient;
+}
+
+async function kubeconfigClient(
+  component: string,
+  flag: string,
+  path: string,
+  context: string | undefined,
+): Promise<{ client: HttpClient; conn: KubeconfigConnection }> {
   try {
-    const conn = await loadKubeconfig({ path, ...(flags.context ? { context: flags.context } : {}) });
-    client = httpClientFor(conn, { userAgent: "karmada-controller-manager" });
+    const conn = await loadKubeconfig({ path, ...(context ? { context } : {}) });
+    return { client: httpClientFor(conn, { userAgent: `karmada-${component}` }), conn };
   } catch (err) {
-    fail("controller-manager", new StartupError(`cannot load kubeconfig ${path}: ${(err as Error).message}`));
+    fail(component, new StartupError(`${flag}: cannot load kubeconfig ${path}: ${(err as Error).message}`));
   }
+}
+
+function leaderElectionFrom(flags: LeaderElectionCliFlags): LeaderElectionFlags {
+  return {
+    ...DEFAULT_LEADER_ELECTION,
+    enabled: flags.leaderElect,
+    namespace: flags.leaderElectResourceNamespace,
+    leaseDurationMs: flags.leaderElectLeaseDuration,
+    renewDeadlineMs: flags.leaderElectRenewDeadline,
+    retryPeriodMs: flags.leaderElectRetryPeriod,
+  };
+}
+
+/** Runs a started component until SIGINT/SIGTERM; a standby has only unref'd timers, so something must keep the process alive. */
+function runUntilSignalled(stop: () => Promise<void>, log: Logger): void {
+  const keepAlive = setInterval(() => {}, 60_000);
+  stopOnSignals(async () => {
+    clearInterval(keepAlive);
+    await stop();
+  }, log);
+}
+
+const leaderElectionLost = (component: string) => (): void => {
+  process.stderr.write(`karmada ${component}: leader election lost\n`);
+  process.exit(1);
+};
+
+async function runControllerManagerCommand(flags: ControllerManagerFlags): Promise<void> {
+  const log = createLogger({ level: flags.logLevel, fields: { component: "controller-manager" } });
+  checkControllers("controller-manager", flags.controllers, Object.keys(controllers));
+  const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
+  const { client } = await kubeconfigClient("controller-manager", "--kubeconfig", path, flags.context);
   let manager: ReturnType<typeof startElectedControllerManager>;
   try {
     manager = startElectedControllerManager({
@@ -157,37 +210,114 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
       log,
       controllers: flags.controllers,
       options: {
-        clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
-        clusterFailureThresholdMs: flags.clusterFailureThreshold,
-        clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
+        ...clusterStatusOptionsFrom(flags),
         clusterMonitorPeriodMs: flags.clusterMonitorPeriod,
         clusterMonitorGracePeriodMs: flags.clusterMonitorGracePeriod,
         clusterStartupGracePeriodMs: flags.clusterStartupGracePeriod,
       },
-      leaderElection: {
-        ...DEFAULT_LEADER_ELECTION,
-        enabled: flags.leaderElect,
-        namespace: flags.leaderElectResourceNamespace,
-        leaseDurationMs: flags.leaderElectLeaseDuration,
-        renewDeadlineMs: flags.leaderElectRenewDeadline,
-        retryPeriodMs: flags.leaderElectRetryPeriod,
-      },
-      onLost: () => {
-        process.stderr.write("karmada controller-manager: leader election lost\n");
-        process.exit(1);
-      },
+      leaderElection: leaderElectionFrom(flags),
+      onLost: leaderElectionLost("controller-manager"),
     });
   } catch (err) {
     // The elector rejects inconsistent durations (lease > renew deadline > 1.2 × retry period).
     fail("controller-manager", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
   }
   process.stdout.write(`karmada controller-manager ${manager.identity} started (${client.server})\n`);
-  // A standby has nothing but unref'd timers: keep the process alive until it is stopped.
-  const keepAlive = setInterval(() => {}, 60_000);
-  stopOnSignals(async () => {
-    clearInterval(keepAlive);
+  runUntilSignalled(async () => {
     await manager.stop();
     client.close();
+  }, log);
+}
+
+interface AgentFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags {
+  karmadaKubeconfig?: string;
+  karmadaContext?: string;
+  kubeconfig?: string;
+  clusterContext?: string;
+  clusterName?: string;
+  clusterNamespace: string;
+  clusterApiEndpoint?: string;
+  proxyServerAddress?: string;
+  clusterProvider?: string;
+  clusterRegion?: string;
+  clusterZones?: string[];
+  reportSecrets?: string[];
+  controllers: string[];
+  clusterLeaseDuration: number;
+  clusterLeaseRenewIntervalFraction: number;
+  logLevel: Level;
+}
+
+function reportedSecrets(values: string[]): ReportedSecret[] {
+  const bad = values.filter((v) => v !== "None" && !REPORTED_SECRETS.includes(v as ReportedSecret));
+  if (bad.length > 0 || (values.includes("None") && values.length > 1)) {
+    fail(
+      "agent",
+      new StartupError(
+        `--report-secrets: ${values.join(",")} is not valid; use KubeCredentials, KubeImpersonator (comma-separated) or None`,
+      ),
+    );
+  }
+  return values.filter((v): v is ReportedSecret => v !== "None");
+}
+
+async function runAgentCommand(flags: AgentFlags): Promise<void> {
+  const log = createLogger({ level: flags.logLevel, fields: { component: "agent" } });
+  if (!flags.karmadaKubeconfig) fail("agent", new StartupError("--karmada-kubeconfig is required"));
+  if (!flags.clusterName) fail("agent", new StartupError("--cluster-name is required"));
+  if (!(flags.clusterLeaseRenewIntervalFraction > 0 && flags.clusterLeaseRenewIntervalFraction < 1)) {
+    fail("agent", new StartupError("--cluster-lease-renew-interval-fraction must be between 0 and 1"));
+  }
+  const known = Object.keys(agentControllers(flags.clusterName));
+  checkControllers("agent", flags.controllers, known);
+  const karmada = await kubeconfigClient(
+    "agent",
+    "--karmada-kubeconfig",
+    flags.karmadaKubeconfig,
+    flags.karmadaContext,
+  );
+  const memberPath = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
+  const member = await kubeconfigClient("agent", "--kubeconfig", memberPath, flags.clusterContext);
+  let agent: Awaited<ReturnType<typeof startAgent>>;
+  try {
+    agent = await startAgent({
+      karmada: karmada.client,
+      member: {
+        client: member.client,
+        server: member.conn.server,
+        insecureSkipTLSVerify: member.conn.insecureSkipTLSVerify === true,
+        settings: member.conn,
+      },
+      register: {
+        name: flags.clusterName,
+        clusterNamespace: flags.clusterNamespace,
+        reportSecrets: reportedSecrets(flags.reportSecrets ?? [...REPORTED_SECRETS]),
+        ...(flags.clusterApiEndpoint ? { apiEndpoint: flags.clusterApiEndpoint } : {}),
+        ...(flags.proxyServerAddress ? { proxyURL: flags.proxyServerAddress } : {}),
+        ...(flags.clusterProvider ? { provider: flags.clusterProvider } : {}),
+        ...(flags.clusterRegion ? { region: flags.clusterRegion } : {}),
+        ...(flags.clusterZones ? { zones: flags.clusterZones } : {}),
+      },
+      controllers: flags.controllers,
+      options: {
+        ...clusterStatusOptionsFrom(flags),
+        clusterLeaseDurationMs: flags.clusterLeaseDuration,
+        clusterLeaseRenewFraction: flags.clusterLeaseRenewIntervalFraction,
+      },
+      leaderElection: leaderElectionFrom(flags),
+      log,
+      onLost: leaderElectionLost("agent"),
+    });
+  } catch (err) {
+    fail("agent", new StartupError(`failed to register with karmada control plane: ${errorText(err)}`));
+  }
+  process.stdout.write(
+    `karmada agent for cluster ${flags.clusterName} (Pull mode) started, ${agent.identity} (${karmada.client.server})\n`,
+  );
+  runUntilSignalled(async () => {
+    await agent.stop();
+    karmada.client.close();
+    member.client.close();
   }, log);
 }
 
@@ -323,53 +453,9 @@ function addClusterStatusOptions(cmd: Command): Command {
     );
 }
 
-export function buildProgram(): Command {
-  const program = new Command("karmada")
-    .description("karmada-ts: a Karmada-compatible multi-cluster control plane")
-    .showHelpAfterError()
-    .configureOutput({ outputError: (text, write) => write(text) });
-  program
-    .command("apiserver")
-    .description("run the Kubernetes-compatible API server (policies, bindings, works, clusters, CRDs)")
-    .option(
-      "--storage <url>",
-      "memory:, sqlite://<path> or etcd://host:port[,host:port][?cacert=&cert=&key=]",
-      "sqlite://.karmada/apiserver.db",
-    )
-    .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
-    .option("--port <n>", "port to listen on (0: a free port, logged)", port, 5443)
-    .option("--insecure", "serve plain HTTP without authentication (the only mode until TLS lands)", false)
-    .option("--log-level <level>", "debug, info, warn or error", level, "info")
-    .action((flags: ApiserverFlags) => runApiserver(flags));
-  const up = program
-    .command("up")
-    .description(
-      "run a local Karmada: the control plane and its controllers on SQLite, plus simulated member clusters joined in Push mode, with one kubeconfig for all (contexts karmada-apiserver, member1..N)",
-    )
-    .option(
-      "--data-dir <dir>",
-      "where state, member logs and karmada.config live; running again resumes",
-      ".karmada",
-    )
-    .option("--port <n>", "control plane port (0: a free port)", port, 5443)
-    .option("--members <n>", "simulated member clusters", count, 3)
-    .option("--log-level <level>", "debug, info, warn or error", level, "warn");
-  addClusterStatusOptions(up).action((flags: UpFlags) => runUpCommand(flags));
-  const controllerManager = program
-    .command("controller-manager")
-    .description(
-      "run the Karmada controllers against a control plane (one replica leads through a Lease in karmada-system)",
-    )
-    .option(
-      "--kubeconfig <path>",
-      "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
-    )
-    .option("--context <name>", "kubeconfig context to use")
-    .option(
-      "--controllers <names>",
-      `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(controllers).join(", ")}`,
-      list,
-    )
+/** Upstream's leader-election flags (controller-manager, agent). */
+function addLeaderElectionOptions(cmd: Command): Command {
+  return cmd
     .option("--leader-elect", "run the controllers only while holding the leader Lease", true)
     .option("--no-leader-elect", "run the controllers at once (a single replica)")
     .addOption(
@@ -394,7 +480,56 @@ export function buildProgram(): Command {
       ),
     )
     .option("--leader-elect-resource-namespace <ns>", "namespace of the leader Lease", "karmada-system");
-  addClusterStatusOptions(controllerManager)
+}
+
+export function buildProgram(): Command {
+  const program = new Command("karmada")
+    .description("karmada-ts: a Karmada-compatible multi-cluster control plane")
+    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(text) });
+  program
+    .command("apiserver")
+    .description("run the Kubernetes-compatible API server (policies, bindings, works, clusters, CRDs)")
+    .option(
+      "--storage <url>",
+      "memory:, sqlite://<path> or etcd://host:port[,host:port][?cacert=&cert=&key=]",
+      "sqlite://.karmada/apiserver.db",
+    )
+    .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
+    .option("--port <n>", "port to listen on (0: a free port, logged)", port, 5443)
+    .option("--insecure", "serve plain HTTP without authentication (the only mode until TLS lands)", false)
+    .option("--log-level <level>", "debug, info, warn or error", level, "info")
+    .action((flags: ApiserverFlags) => runApiserver(flags));
+  const up = program
+    .command("up")
+    .description(
+      "run a local Karmada: the control plane and its controllers on SQLite, plus simulated member clusters (member3 in Pull mode through an agent, the rest joined in Push mode), with one kubeconfig for all (contexts karmada-apiserver, member1..N)",
+    )
+    .option(
+      "--data-dir <dir>",
+      "where state, member logs and karmada.config live; running again resumes",
+      ".karmada",
+    )
+    .option("--port <n>", "control plane port (0: a free port)", port, 5443)
+    .option("--members <n>", "simulated member clusters", count, 3)
+    .option("--log-level <level>", "debug, info, warn or error", level, "warn");
+  addClusterStatusOptions(up).action((flags: UpFlags) => runUpCommand(flags));
+  const controllerManager = program
+    .command("controller-manager")
+    .description(
+      "run the Karmada controllers against a control plane (one replica leads through a Lease in karmada-system)",
+    )
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
+    )
+    .option("--context <name>", "kubeconfig context to use")
+    .option(
+      "--controllers <names>",
+      `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(controllers).join(", ")}`,
+      list,
+    );
+  addClusterStatusOptions(addLeaderElectionOptions(controllerManager))
     .addOption(
       durationOption("--cluster-monitor-period <duration>", "how often cluster leases are checked", "5s"),
     )
@@ -412,6 +547,50 @@ export function buildProgram(): Command {
     .action((flags: ControllerManagerFlags) =>
       runControllerManagerCommand({ ...flags, controllers: flags.controllers ?? ["*"] }),
     );
+  const agent = program
+    .command("agent")
+    .description(
+      "run the agent of a Pull-mode member cluster: registers the cluster with the control plane, then reports its status and renews its Lease (one replica leads through karmada-system/karmada-agent-<cluster>)",
+    )
+    .option("--karmada-kubeconfig <path>", "kubeconfig of the Karmada control plane (required)")
+    .option("--karmada-context <name>", "context in --karmada-kubeconfig")
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig of the member cluster the agent serves (default: $KUBECONFIG, ~/.kube/config)",
+    )
+    .option("--cluster-context <name>", "context in --kubeconfig (karmada-ts addition)")
+    .option("--cluster-name <name>", "name of the member cluster the agent serves (required)")
+    .option("--cluster-namespace <ns>", "control-plane namespace of the cluster's secrets", "karmada-cluster")
+    .option(
+      "--cluster-api-endpoint <url>",
+      "the member's API endpoint to record (default: --kubeconfig's server)",
+    )
+    .option("--proxy-server-address <url>", "proxy through which the member is reached")
+    .option("--cluster-provider <name>", "provider of the cluster")
+    .option("--cluster-region <region>", "region of the cluster")
+    .option("--cluster-zones <zones>", "zones of the cluster (comma-separated)", list)
+    .option(
+      "--report-secrets <kinds>",
+      "secrets reported to the control plane: KubeCredentials,KubeImpersonator or None",
+      list,
+    )
+    .option(
+      "--controllers <names>",
+      "controllers to run: * for all, name to enable, -name to disable; known: clusterStatus",
+      list,
+    )
+    .addOption(
+      durationOption("--cluster-lease-duration <duration>", "how long the cluster's Lease is valid", "40s"),
+    )
+    .option(
+      "--cluster-lease-renew-interval-fraction <f>",
+      "renew the Lease every duration × f",
+      (v: string) => Number(v),
+      0.25,
+    );
+  addClusterStatusOptions(addLeaderElectionOptions(agent))
+    .option("--log-level <level>", "debug, info, warn or error", level, "info")
+    .action((flags: AgentFlags) => runAgentCommand({ ...flags, controllers: flags.controllers ?? ["*"] }));
   const memberSim = program
     .command("member-sim")
     .description(

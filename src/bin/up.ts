@@ -2,7 +2,8 @@
  * `karmada up`: the local all-in-one, shaped like upstream's local-up script. The control
  * plane (API server, controllers) runs in this process on SQLite under the data directory;
  * each member is a `karmada member-sim` child process (so it can be killed) with its own
- * SQLite file; members are joined in Push mode; `<data-dir>/karmada.config` gets contexts
+ * SQLite file; members are joined in Push mode except member3, which is registered in Pull
+ * mode by an agent, as upstream's local-up does; `<data-dir>/karmada.config` gets contexts
  * `karmada-apiserver` and `member1..N`. Running `up` again on the same directory resumes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -16,13 +17,18 @@ import { DEFAULT_CLUSTER_NAMESPACE, runJoin } from "../cli/commands/join.ts";
 import { clientFactory } from "../cli/factory.ts";
 import type { CommandIO } from "../cli/io.ts";
 import { RESOURCES } from "../client/client.ts";
-import { writeKubeconfig } from "../client/kubeconfig.ts";
+import { httpClientFor, loadKubeconfig, writeKubeconfig } from "../client/kubeconfig.ts";
 import { LocalClient } from "../client/local.ts";
+import { REPORTED_SECRETS } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
 import type { Logger } from "../log.ts";
 import { isNotFound } from "../machinery/errors.ts";
+import { startAgent } from "./agent.ts";
 import { startControlPlane } from "./control-plane.ts";
 import { DEFAULT_LEADER_ELECTION, startElectedControllerManager } from "./controller-manager.ts";
+
+/** The member registered in Pull mode, as in upstream's local-up. */
+export const PULL_MEMBER = "member3";
 
 export interface UpOptions {
   dataDir: string;
@@ -157,18 +163,8 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     });
     stops.push(() => cp.stop());
     const local = new LocalClient(cp.api.context, { fieldManager: "karmada-controller-manager" });
-    const controllers = startElectedControllerManager({
-      client: local,
-      log: opts.log.child({ component: "controller-manager" }),
-      controllers: ["*"],
-      ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
-      // One identity per data directory: a restarted `up` takes its Lease back at once.
-      leaderElection: {
-        ...DEFAULT_LEADER_ELECTION,
-        identity: `${hostname()}_karmada-up_${dataDirId(dataDir)}`,
-      },
-    });
-    stops.push(() => controllers.stop());
+    // One identity per data directory: a restarted `up` takes its Leases back at once.
+    const identity = `${hostname()}_karmada-up_${dataDirId(dataDir)}`;
 
     const names = Array.from({ length: opts.members }, (_, i) => `member${i + 1}`);
     step(`Starting ${names.length} member cluster${names.length === 1 ? "" : "s"} (${names.join(", ")}) ...`);
@@ -201,10 +197,47 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
 
     const factory = clientFactory({ kubeconfig, karmadaContext: "karmada-apiserver" }, {});
     try {
-      for (const m of started) await joinOrResume(local, factory, kubeconfig, m, io);
+      for (const m of started) {
+        if (m.name === PULL_MEMBER) continue;
+        await joinOrResume(local, factory, kubeconfig, m, io);
+      }
     } finally {
       factory.close();
     }
+    const pull = started.find((m) => m.name === PULL_MEMBER);
+    if (pull) {
+      io.stdout.write(`  registering ${pull.name} (${pull.url}) in Pull mode with karmada agent ...\n`);
+      const conn = await loadKubeconfig({ path: kubeconfig, context: pull.name });
+      const memberClient = httpClientFor(conn, { userAgent: "karmada-agent" });
+      stops.push(async () => memberClient.close());
+      const agent = await startAgent({
+        karmada: new LocalClient(cp.api.context, { fieldManager: "karmada-agent" }),
+        member: { client: memberClient, server: conn.server, insecureSkipTLSVerify: false, settings: conn },
+        register: {
+          name: pull.name,
+          clusterNamespace: DEFAULT_CLUSTER_NAMESPACE,
+          reportSecrets: REPORTED_SECRETS,
+        },
+        controllers: ["*"],
+        ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
+        leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
+        log: opts.log.child({ component: "agent", cluster: pull.name }),
+      });
+      stops.push(() => agent.stop());
+      io.stdout.write(`    cluster(${pull.name}) is registered in Pull mode; its agent reports its status\n`);
+    }
+
+    // The controllers start once every Cluster points at its member's current address, so a
+    // resumed fleet is not first probed at last run's ports (and held NotReady for the
+    // success threshold).
+    const controllers = startElectedControllerManager({
+      client: local,
+      log: opts.log.child({ component: "controller-manager" }),
+      controllers: ["*"],
+      ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
+      leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
+    });
+    stops.push(() => controllers.stop());
 
     step("Waiting for the clusters to be Ready ...");
     const notReady = await waitClustersReady(

@@ -16,6 +16,7 @@ import {
 } from "../machinery/quantity.ts";
 import { type Controller, generationChanged, type ReconcileResult } from "../runtime/controller.ts";
 import { CLUSTER_FINALIZER } from "./cluster.ts";
+import { type ClusterLease, startClusterLease } from "./cluster-lease.ts";
 import type { ControllerContext, MemberConnection } from "./context.ts";
 
 export interface Condition {
@@ -302,10 +303,26 @@ function completeAPIEnablements(count: number, complete: boolean): Omit<Conditio
   };
 }
 
-export function clusterStatusController(ctx: ControllerContext): Controller {
-  const clusters = ctx.informers.informer(RESOURCES.clusters);
+/**
+ * In the controller manager (default) it looks after every Push cluster. In an agent
+ * (`pullCluster`), after its own Pull cluster only, and keeps that cluster's Lease renewed
+ * once the cluster is Ready, as upstream's agent does.
+ */
+export function clusterStatusController(
+  ctx: ControllerContext,
+  agent: { pullCluster?: string } = {},
+): Controller {
+  const clusters = ctx.informers.informer(
+    RESOURCES.clusters,
+    agent.pullCluster ? { fieldSelector: `metadata.name=${agent.pullCluster}` } : {},
+  );
   const observations = new Map<string, Observation>();
   const opts = ctx.options;
+  let lease: ClusterLease | undefined;
+  const stopLease = (): void => {
+    lease?.stop();
+    lease = undefined;
+  };
 
   /** Connects and probes: the Ready condition as observed right now. */
   async function observe(
@@ -386,11 +403,15 @@ export function clusterStatusController(ctx: ControllerContext): Controller {
     const cluster = clusters.get(undefined, name);
     if (!cluster) {
       observations.delete(name);
+      stopLease();
       return undefined;
     }
     const spec = isObject(cluster.spec) ? cluster.spec : {};
-    if (cluster.metadata.deletionTimestamp || spec.syncMode !== "Push" || !isObject(spec.secretRef))
-      return undefined;
+    if (cluster.metadata.deletionTimestamp) return undefined;
+    const mine = agent.pullCluster
+      ? name === agent.pullCluster && spec.syncMode === "Pull"
+      : spec.syncMode === "Push" && isObject(spec.secretRef);
+    if (!mine) return undefined;
     // Status is collected only once the cluster controller has taken the cluster in.
     if (!(cluster.metadata.finalizers ?? []).includes(CLUSTER_FINALIZER)) return undefined;
 
@@ -406,6 +427,14 @@ export function clusterStatusController(ctx: ControllerContext): Controller {
       now,
     );
     if (conn && health === "healthy" && ready.status === "True") {
+      if (agent.pullCluster && !lease) {
+        lease = startClusterLease(ctx.client, name, {
+          durationMs: opts.clusterLeaseDurationMs,
+          renewFraction: opts.clusterLeaseRenewFraction,
+          now: ctx.now,
+          log: ctx.log,
+        });
+      }
       // All or nothing: a member lost halfway must not leave half its API enablements behind.
       const collected: Record<string, unknown> = {};
       try {
@@ -426,8 +455,13 @@ export function clusterStatusController(ctx: ControllerContext): Controller {
   return {
     name: "cluster-status",
     for: clusters,
-    // Its own status writes must not trigger another probe; the periodic requeue covers the rest.
-    updateFilter: generationChanged,
+    stop: stopLease,
+    // Its own status writes must not trigger another probe; the periodic requeue covers the
+    // rest. The cluster controller's finalizer is awaited, so its arrival counts too.
+    updateFilter: (old, obj) =>
+      generationChanged(old, obj) ||
+      (old.metadata.finalizers ?? []).includes(CLUSTER_FINALIZER) !==
+        (obj.metadata.finalizers ?? []).includes(CLUSTER_FINALIZER),
     workers: 4,
     reconcile: (_rctx, key) => reconcile(key),
   };

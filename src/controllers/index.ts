@@ -17,11 +17,20 @@ import {
   type MemberConnections,
 } from "./context.ts";
 
+export type ControllerRegistry = Record<string, (ctx: ControllerContext) => Controller[]>;
+
 /** Upstream's controller names; one name may run several loops (as upstream's `cluster` does). */
-export const controllers: Record<string, (ctx: ControllerContext) => Controller[]> = {
+export const controllers: ControllerRegistry = {
   cluster: (ctx) => [clusterController(ctx), clusterMonitorController(ctx)],
   clusterStatus: (ctx) => [clusterStatusController(ctx)],
 };
+
+/** What `karmada agent` runs for its own Pull cluster, under upstream's agent controller names. */
+export function agentControllers(clusterName: string): ControllerRegistry {
+  return {
+    clusterStatus: (ctx) => [clusterStatusController(ctx, { pullCluster: clusterName })],
+  };
+}
 
 /**
  * Upstream's `--controllers` semantics: `*` enables the defaults, `name` enables one,
@@ -43,6 +52,8 @@ export interface ControllerManagerOptions {
   options?: Partial<ControllerOptions>;
   /** `--controllers` (default `["*"]`). */
   controllers?: string[];
+  /** Which controllers exist (default: the controller manager's). */
+  registry?: ControllerRegistry;
   /** Freeze informer caches (tests). */
   freezeCaches?: boolean;
 }
@@ -69,7 +80,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
   };
   const flags = opts.controllers ?? ["*"];
-  const running = Object.entries(controllers)
+  const running = Object.entries(opts.registry ?? controllers)
     .filter(([name]) => isControllerEnabled(name, flags))
     .flatMap(([, make]) => make(ctx).map((c) => runController(c, { log: opts.log })));
   informers.start();

@@ -27,34 +27,64 @@ interface Cached {
   close(): void;
 }
 
+export interface MemberTuning {
+  maxConcurrent: number;
+  timeoutMs: number;
+  userAgent: string;
+}
+
+/** One member's connection; `close()` frees its sockets. */
+export function openMemberConnection(
+  settings: ClusterConnection,
+  tuning: MemberTuning,
+): MemberConnection & { close(): void } {
+  const { maxConcurrent, userAgent } = tuning;
+  const client = httpClientFor(settings, { maxConcurrent, timeoutMs: tuning.timeoutMs, userAgent });
+  // A request with its own time limit (health probes, discovery) goes through a client with
+  // that timeout, so an unanswered request is abandoned, and its slot freed, on time.
+  const limited = new Map<number, HttpClient>();
+  const withTimeout = (timeoutMs: number): HttpClient => {
+    let c = limited.get(timeoutMs);
+    if (!c) {
+      c = httpClientFor(settings, { maxConcurrent, timeoutMs, userAgent });
+      limited.set(timeoutMs, c);
+    }
+    return c;
+  };
+  return {
+    client,
+    getRaw: (path, timeoutMs) =>
+      timeoutMs === undefined ? client.getRaw(path) : withTimeout(timeoutMs).getRaw(path),
+    close() {
+      client.close();
+      for (const c of limited.values()) c.close();
+    },
+  };
+}
+
+/**
+ * An agent's view: the one member it runs next to, reached through its own kubeconfig rather
+ * than the credentials recorded in the control plane (upstream's agent uses its in-cluster config).
+ */
+export function ownMemberConnections(
+  clusterName: string,
+  conn: MemberConnection & { close(): void },
+): MemberConnections & { close(): void } {
+  return {
+    async connect(cluster) {
+      if (cluster.metadata.name !== clusterName) {
+        throw new Error(`this agent serves cluster ${clusterName}, not ${cluster.metadata.name}`);
+      }
+      return conn;
+    },
+    forget() {},
+    close: () => conn.close(),
+  };
+}
+
 export function memberConnections(opts: MemberConnectionOptions): MemberConnections & { close(): void } {
   const cache = new Map<string, Cached>();
-  const maxConcurrent = opts.maxConcurrent ?? 16;
-  const userAgent = "karmada-controller-manager";
-
-  function open(settings: ClusterConnection): Cached["conn"] & { close(): void } {
-    const client = httpClientFor(settings, { maxConcurrent, timeoutMs: opts.timeoutMs ?? 10_000, userAgent });
-    // A request with its own time limit (health probes, discovery) goes through a client with
-    // that timeout, so an unanswered request is abandoned, and its slot freed, on time.
-    const limited = new Map<number, HttpClient>();
-    const withTimeout = (timeoutMs: number): HttpClient => {
-      let c = limited.get(timeoutMs);
-      if (!c) {
-        c = httpClientFor(settings, { maxConcurrent, timeoutMs, userAgent });
-        limited.set(timeoutMs, c);
-      }
-      return c;
-    };
-    return {
-      client,
-      getRaw: (path, timeoutMs) =>
-        timeoutMs === undefined ? client.getRaw(path) : withTimeout(timeoutMs).getRaw(path),
-      close() {
-        client.close();
-        for (const c of limited.values()) c.close();
-      },
-    };
-  }
+  const tuning = { maxConcurrent: opts.maxConcurrent ?? 16, timeoutMs: opts.timeoutMs ?? 10_000 };
 
   return {
     async connect(cluster: StoredObject): Promise<MemberConnection> {
@@ -79,13 +109,16 @@ export function memberConnections(opts: MemberConnectionOptions): MemberConnecti
       const data = isObject(secret.data) ? secret.data : {};
       const token = unb64(data.token);
       const caData = unb64(data.caBundle);
-      const opened = open({
-        server: String(spec.apiEndpoint),
-        ...(token ? { token } : {}),
-        ...(caData ? { caData } : {}),
-        ...(spec.insecureSkipTLSVerification === true ? { insecureSkipTLSVerify: true } : {}),
-        ...(typeof spec.proxyURL === "string" && spec.proxyURL ? { proxyUrl: spec.proxyURL } : {}),
-      });
+      const opened = openMemberConnection(
+        {
+          server: String(spec.apiEndpoint),
+          ...(token ? { token } : {}),
+          ...(caData ? { caData } : {}),
+          ...(spec.insecureSkipTLSVerification === true ? { insecureSkipTLSVerify: true } : {}),
+          ...(typeof spec.proxyURL === "string" && spec.proxyURL ? { proxyUrl: spec.proxyURL } : {}),
+        },
+        { ...tuning, userAgent: "karmada-controller-manager" },
+      );
       const conn: MemberConnection = { client: opened.client, getRaw: opened.getRaw };
       cache.set(name, { version, conn, close: opened.close });
       return conn;

@@ -30,6 +30,8 @@ export interface Controller {
   watches?: Array<{ informer: Informer; map: (obj: StoredObject) => string[] }>;
   workers?: number;
   reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult>;
+  /** Releases what the controller started on its own (timers, loops) when it is stopped. */
+  stop?(): void;
 }
 
 export interface RunningController {
@@ -105,6 +107,7 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
       abort.abort();
       for (const r of removers) r();
       queue.stop();
+      c.stop?.();
     },
   };
 }

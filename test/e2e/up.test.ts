@@ -119,24 +119,27 @@ describe("karmada up", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("starts the fleet: three Ready Push clusters, member nodes through their contexts", async () => {
+  it("starts the fleet: three Ready clusters (member3 Pull, as upstream's local-up), member nodes through their contexts", async () => {
     const up = startUp(dataDir);
     ups.push(up);
     await untilRunning(up);
     const out = up.output();
     expect(out).toContain("Starting the Karmada control plane");
-    for (const m of ["member1", "member2", "member3"])
-      expect(out).toContain(`cluster(${m}) is joined successfully`);
+    for (const m of ["member1", "member2"]) expect(out).toContain(`cluster(${m}) is joined successfully`);
+    expect(out).toContain("cluster(member3) is registered in Pull mode");
     expect(out).toContain(`export KUBECONFIG=${kubeconfig}`);
     expect(out).not.toMatch(/"level"|at .*\.ts:\d+/); // logs go to files, no stack traces
 
     const rows = await clusters();
     expect(Object.keys(rows).sort()).toEqual(["member1", "member2", "member3"]);
-    for (const row of Object.values(rows)) {
+    for (const [name, row] of Object.entries(rows)) {
       expect(row[1]).toBe("v1.32.0-karmada-ts");
-      expect(row[2]).toBe("Push");
+      expect(row[2]).toBe(name === "member3" ? "Pull" : "Push");
       expect(row[3]).toBe("True");
     }
+    // member3's agent renews its cluster Lease, which the control plane's cluster-monitor reads.
+    const lease = await kubectl(["--context", "karmada-apiserver", "get", "lease", "-n", "karmada-cluster"]);
+    expect(table(lease.stdout).rows.map((r) => [r[0], r[1]])).toEqual([["member3", "member3"]]);
 
     const nodes = await kubectl(["--context", "member2", "get", "nodes"]);
     expect(nodes.stderr).toBe("");
