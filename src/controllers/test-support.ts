@@ -27,31 +27,19 @@ import {
   type ServedMemberCluster,
   serveMemberCluster,
 } from "../member-sim/cluster.ts";
-import { FAST } from "../member-sim/test-support.ts";
+import { FAST, until as pollUntil } from "../member-sim/test-support.ts";
 import { Informer } from "../runtime/informer.ts";
 import type { ControllerOptions, MemberConnection, MemberConnections } from "./context.ts";
 import { type RunningControllerManager, startControllerManager } from "./index.ts";
 import { memberConnections } from "./members.ts";
 
-/** Polls `check` every 20 ms until it returns a truthy value, for at most `ms`. */
-export async function until<T>(
+/** Polls `check` until it returns a truthy value, for at most `ms` (controllers need longer than the simulator). */
+export function until<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
   ms = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return pollUntil(check, what, ms);
 }
 
 export interface Condition {
