@@ -25,8 +25,12 @@ export interface ResourceInterpreter {
   reviseReplica(obj: KubeObject, replicas: number): KubeObject | undefined;
   /** Retain: `desired` with the fields the member owns taken from `observed`. */
   retain(desired: KubeObject, observed: KubeObject): KubeObject | undefined;
-  /** InterpretStatus (ReflectStatus): the status to record in the Work. */
-  reflectStatus(obj: KubeObject): Record<string, unknown> | undefined;
+  /**
+   * InterpretStatus (ReflectStatus): the status to record in the Work; `null` when there is
+   * nothing to record (e.g. a ClusterIP Service), `undefined` when no hook handles the kind
+   * (then the whole `.status` is recorded).
+   */
+  reflectStatus(obj: KubeObject): Record<string, unknown> | null | undefined;
   /** InterpretHealth. */
   interpretHealth(obj: KubeObject): Health | undefined;
   /** AggregateStatus: the template with its status aggregated from the members'. */
