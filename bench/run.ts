@@ -29,6 +29,7 @@ import {
   wallClock,
 } from "./load.ts";
 import type { MemoryResult } from "./memory-child.ts";
+import { benchScheduler, SCHEDULER_GOAL_PER_SECOND } from "./scheduler.ts";
 
 export interface BenchConfig extends Omit<FleetConfig, "concurrency"> {
   backends: string[];
@@ -471,6 +472,21 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
       }
     }
     failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
+    try {
+      for (const r of await benchScheduler()) {
+        const goal = r.value >= SCHEDULER_GOAL_PER_SECOND ? "goal ≥ 2,000 met" : "goal ≥ 2,000 NOT met";
+        row(
+          "7 scheduler",
+          "core",
+          r.name,
+          `${fmt(r.value)} ${r.unit}`,
+          `100 clusters; ${goal}; upstream ~22/s`,
+        );
+      }
+    } catch (err) {
+      failures++;
+      row("7 scheduler", "core", "failed", "-", (err as Error).message);
+    }
   } finally {
     await etcd?.destroy();
     await rm(tmp, { recursive: true, force: true });

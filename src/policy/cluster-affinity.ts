@@ -7,6 +7,14 @@
 import type { ClusterAffinity, ClusterObject, NodeSelectorRequirement } from "../karmada/types.ts";
 import { fromLabelSelector, matches } from "../machinery/labels.ts";
 
+/** A requirement upstream's selector parser rejects (wrong value count) matches nothing. */
+function wellFormed(r: NodeSelectorRequirement): boolean {
+  const n = r.values?.length ?? 0;
+  if (r.operator === "In" || r.operator === "NotIn") return n > 0;
+  if (r.operator === "Exists" || r.operator === "DoesNotExist") return n === 0;
+  return true;
+}
+
 function requirementHolds(r: NodeSelectorRequirement, value: string | undefined): boolean {
   const values = r.values ?? [];
   switch (r.operator) {
@@ -39,11 +47,9 @@ function zonesHold(r: NodeSelectorRequirement, zones: readonly string[]): boolea
   }
 }
 
-/** The zones of a cluster: `spec.zones`, or the deprecated `spec.zone`. */
+/** The zones of a cluster (`spec.zones`; admission migrates the deprecated `spec.zone` into it). */
 export function clusterZones(cluster: ClusterObject): string[] {
-  const spec = cluster.spec ?? {};
-  if (spec.zones?.length) return spec.zones;
-  return spec.zone ? [spec.zone] : [];
+  return cluster.spec?.zones ?? [];
 }
 
 export function clusterMatches(cluster: ClusterObject, affinity: ClusterAffinity | undefined): boolean {
@@ -51,13 +57,17 @@ export function clusterMatches(cluster: ClusterObject, affinity: ClusterAffinity
   const name = cluster.metadata.name!;
   const spec = cluster.spec ?? {};
   if (affinity.exclude?.includes(name)) return false;
-  if (
-    affinity.labelSelector &&
-    !matches(fromLabelSelector(affinity.labelSelector), cluster.metadata.labels)
-  ) {
-    return false;
+  if (affinity.labelSelector) {
+    let selector: ReturnType<typeof fromLabelSelector>;
+    try {
+      selector = fromLabelSelector(affinity.labelSelector);
+    } catch {
+      return false; // upstream: a selector that does not parse matches no cluster
+    }
+    if (!matches(selector, cluster.metadata.labels)) return false;
   }
   for (const r of affinity.fieldSelector?.matchExpressions ?? []) {
+    if (!wellFormed(r)) return false;
     const ok =
       r.key === "zone"
         ? zonesHold(r, clusterZones(cluster))

@@ -1,0 +1,61 @@
+/**
+ * Cluster affinity as the scheduler uses it: which affinities a binding currently places by
+ * (its single clusterAffinity, or the observed clusterAffinities term and its overflow
+ * groups), and each cluster's overflow order.
+ */
+import type { ClusterAffinity, ClusterAffinityTerm, ClusterObject, Placement } from "../../karmada/types.ts";
+import { clusterMatches } from "../../policy/cluster-affinity.ts";
+import type { BindingSchedulingStatus } from "./types.ts";
+
+/**
+ * `clusterMatches`, except that a selector that cannot be parsed (an unknown operator) matches
+ * nothing, as upstream's `LabelSelectorAsSelector` error does.
+ */
+export function affinityMatches(cluster: ClusterObject, affinity: ClusterAffinity | undefined): boolean {
+  try {
+    return clusterMatches(cluster, affinity);
+  } catch {
+    return false;
+  }
+}
+
+/** The clusterAffinities term named by `status.schedulerObservingAffinityName`. */
+export function observedTerm(
+  placement: Placement,
+  status: BindingSchedulingStatus | undefined,
+): ClusterAffinityTerm | undefined {
+  if (placement.clusterAffinity || !placement.clusterAffinities?.length) return undefined;
+  const name = status?.schedulerObservingAffinityName ?? "";
+  return placement.clusterAffinities.find((t) => t.affinityName === name);
+}
+
+/**
+ * 0 when the cluster matches the observed term itself (or there are no clusterAffinities),
+ * i+1 when it matches `overflowAffinities[i]` first, 1000 otherwise (sorted last).
+ */
+export function overflowOrder(
+  cluster: ClusterObject,
+  placement: Placement,
+  status: BindingSchedulingStatus | undefined,
+): number {
+  if (placement.clusterAffinity || !placement.clusterAffinities?.length) return 0;
+  const term = observedTerm(placement, status);
+  if (term) {
+    if (affinityMatches(cluster, term)) return 0;
+    const overflows = term.overflowAffinities ?? [];
+    for (let i = 0; i < overflows.length; i++) {
+      if (affinityMatches(cluster, overflows[i])) return i + 1;
+    }
+  }
+  return 1000;
+}
+
+/** Overflow applies when the observed term declares overflowAffinities (upstream `enableOverflow`). */
+export function overflowEnabled(placement: Placement, status: BindingSchedulingStatus | undefined): boolean {
+  if (placement.clusterAffinity || !placement.clusterAffinities || !status?.schedulerObservingAffinityName) {
+    return false;
+  }
+  return placement.clusterAffinities.some(
+    (t) => t.affinityName === status.schedulerObservingAffinityName && t.overflowAffinities !== undefined,
+  );
+}
