@@ -29,9 +29,12 @@ import {
   wallClock,
 } from "./load.ts";
 import type { MemoryResult } from "./memory-child.ts";
+import { type PropagationConfig, propagationBench } from "./propagation.ts";
 import { benchScheduler, SCHEDULER_GOAL_PER_SECOND } from "./scheduler.ts";
 
-export interface BenchConfig extends Omit<FleetConfig, "concurrency"> {
+export interface BenchConfig
+  extends Omit<FleetConfig, "concurrency">,
+    Omit<PropagationConfig, "concurrency"> {
   backends: string[];
   storeInserts: number;
   apiCreates: number;
@@ -472,6 +475,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
       }
     }
     failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
+    failures += await propagationBench(cfg, row);
     try {
       for (const r of await benchScheduler()) {
         const goal = r.value >= SCHEDULER_GOAL_PER_SECOND ? "goal ≥ 2,000 met" : "goal ≥ 2,000 NOT met";

@@ -33,6 +33,9 @@ export interface LeaderElectionFlags {
   identity?: string;
 }
 
+/** The scheduler's lock, as upstream's karmada-scheduler names it. */
+export const SCHEDULER_LEASE = "karmada-scheduler";
+
 export const DEFAULT_LEADER_ELECTION: LeaderElectionFlags = {
   enabled: true,
   namespace: "karmada-system",

@@ -16,7 +16,7 @@ import {
 } from "../client/kubeconfig.ts";
 import { REPORTED_SECRETS, type ReportedSecret } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
-import { agentControllers, controllers } from "../controllers/index.ts";
+import { agentControllers, controllers, schedulerControllers } from "../controllers/index.ts";
 import { createLogger, type Level, type Logger } from "../log.ts";
 import { serveMemberCluster } from "../member-sim/cluster.ts";
 import {
@@ -34,6 +34,7 @@ import { StartupError, startControlPlane, stopOnSignals } from "./control-plane.
 import {
   DEFAULT_LEADER_ELECTION,
   type LeaderElectionFlags,
+  SCHEDULER_LEASE,
   startElectedControllerManager,
 } from "./controller-manager.ts";
 import { nextSteps, runUp } from "./up.ts";
@@ -225,6 +226,36 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
   process.stdout.write(`karmada controller-manager ${manager.identity} started (${client.server})\n`);
   runUntilSignalled(async () => {
     await manager.stop();
+    client.close();
+  }, log);
+}
+
+interface SchedulerFlags extends LeaderElectionCliFlags {
+  kubeconfig?: string;
+  context?: string;
+  logLevel: Level;
+}
+
+async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
+  const log = createLogger({ level: flags.logLevel, fields: { component: "scheduler" } });
+  const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
+  const { client } = await kubeconfigClient("scheduler", "--kubeconfig", path, flags.context);
+  let scheduler: ReturnType<typeof startElectedControllerManager>;
+  try {
+    scheduler = startElectedControllerManager({
+      client,
+      log,
+      controllers: ["*"],
+      registry: schedulerControllers,
+      leaderElection: { ...leaderElectionFrom(flags), name: SCHEDULER_LEASE },
+      onLost: leaderElectionLost("scheduler"),
+    });
+  } catch (err) {
+    fail("scheduler", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
+  }
+  process.stdout.write(`karmada scheduler ${scheduler.identity} started (${client.server})\n`);
+  runUntilSignalled(async () => {
+    await scheduler.stop();
     client.close();
   }, log);
 }
@@ -547,6 +578,19 @@ export function buildProgram(): Command {
     .action((flags: ControllerManagerFlags) =>
       runControllerManagerCommand({ ...flags, controllers: flags.controllers ?? ["*"] }),
     );
+  const scheduler = program
+    .command("scheduler")
+    .description(
+      "run the Karmada scheduler against a control plane: places ResourceBindings on clusters (one replica leads through karmada-system/karmada-scheduler)",
+    )
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
+    )
+    .option("--context <name>", "kubeconfig context to use");
+  addLeaderElectionOptions(scheduler)
+    .option("--log-level <level>", "debug, info, warn or error", level, "info")
+    .action((flags: SchedulerFlags) => runSchedulerCommand(flags));
   const agent = program
     .command("agent")
     .description(
@@ -576,7 +620,7 @@ export function buildProgram(): Command {
     )
     .option(
       "--controllers <names>",
-      "controllers to run: * for all, name to enable, -name to disable; known: clusterStatus",
+      `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(agentControllers("")).join(", ")}`,
       list,
     )
     .addOption(

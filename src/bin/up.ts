@@ -1,6 +1,6 @@
 /**
  * `karmada up`: the local all-in-one, shaped like upstream's local-up script. The control
- * plane (API server, controllers) runs in this process on SQLite under the data directory;
+ * plane (API server, controllers, scheduler) runs in this process on SQLite under the data directory;
  * each member is a `karmada member-sim` child process (so it can be killed) with its own
  * SQLite file; members are joined in Push mode except member3, which is registered in Pull
  * mode by an agent, as upstream's local-up does; `<data-dir>/karmada.config` gets contexts
@@ -21,11 +21,16 @@ import { httpClientFor, loadKubeconfig, writeKubeconfig } from "../client/kubeco
 import { LocalClient } from "../client/local.ts";
 import { REPORTED_SECRETS } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
+import { schedulerControllers } from "../controllers/index.ts";
 import type { Logger } from "../log.ts";
 import { isNotFound } from "../machinery/errors.ts";
 import { startAgent } from "./agent.ts";
 import { startControlPlane } from "./control-plane.ts";
-import { DEFAULT_LEADER_ELECTION, startElectedControllerManager } from "./controller-manager.ts";
+import {
+  DEFAULT_LEADER_ELECTION,
+  SCHEDULER_LEASE,
+  startElectedControllerManager,
+} from "./controller-manager.ts";
 
 /** The member registered in Pull mode, as in upstream's local-up. */
 export const PULL_MEMBER = "member3";
@@ -238,6 +243,14 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
     });
     stops.push(() => controllers.stop());
+    const scheduler = startElectedControllerManager({
+      client: new LocalClient(cp.api.context, { fieldManager: "karmada-scheduler" }),
+      log: opts.log.child({ component: "scheduler" }),
+      controllers: ["*"],
+      registry: schedulerControllers,
+      leaderElection: { ...DEFAULT_LEADER_ELECTION, name: SCHEDULER_LEASE, identity },
+    });
+    stops.push(() => scheduler.stop());
 
     step("Waiting for the clusters to be Ready ...");
     const notReady = await waitClustersReady(

@@ -3,10 +3,13 @@
  * `--controllers`) and the manager that runs the enabled ones over shared informers.
  */
 import type { Client } from "../client/client.ts";
+import { nativeInterpreter } from "../interpreter/native/index.ts";
 import type { Logger } from "../log.ts";
 import { type Controller, type RunningController, runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
 import { InformerFactory } from "../runtime/informer.ts";
+import { bindingController } from "./binding.ts";
+import { bindingStatusController } from "./binding-status.ts";
 import { clusterController } from "./cluster.ts";
 import { clusterMonitorController } from "./cluster-monitor.ts";
 import { clusterStatusController } from "./cluster-status.ts";
@@ -16,19 +19,44 @@ import {
   DEFAULT_CONTROLLER_OPTIONS,
   type MemberConnections,
 } from "./context.ts";
+import { detectorController } from "./detector.ts";
+import { executionController } from "./execution.ts";
+import { namespaceController } from "./namespace.ts";
+import { schedulerController } from "./scheduler.ts";
+import { workStatusController } from "./work-status.ts";
 
 export type ControllerRegistry = Record<string, (ctx: ControllerContext) => Controller[]>;
+
+const interpreter = nativeInterpreter;
 
 /** Upstream's controller names; one name may run several loops (as upstream's `cluster` does). */
 export const controllers: ControllerRegistry = {
   cluster: (ctx) => [clusterController(ctx), clusterMonitorController(ctx)],
   clusterStatus: (ctx) => [clusterStatusController(ctx)],
+  binding: (ctx) => [bindingController(ctx, interpreter, false), bindingController(ctx, interpreter, true)],
+  bindingStatus: (ctx) => [
+    bindingStatusController(ctx, interpreter, false),
+    bindingStatusController(ctx, interpreter, true),
+  ],
+  execution: (ctx) => [executionController(ctx, interpreter)],
+  workStatus: (ctx) => [workStatusController(ctx, interpreter)],
+  namespace: (ctx) => [namespaceController(ctx)],
+};
+
+/** What the controller manager runs whatever `--controllers` says, as upstream runs its resource detector. */
+export const alwaysOn = (ctx: ControllerContext): Controller[] => [detectorController(ctx, interpreter)];
+
+/** `karmada scheduler`: one loop for ResourceBindings, one for ClusterResourceBindings. */
+export const schedulerControllers: ControllerRegistry = {
+  scheduler: (ctx) => [schedulerController(ctx, false), schedulerController(ctx, true)],
 };
 
 /** What `karmada agent` runs for its own Pull cluster, under upstream's agent controller names. */
 export function agentControllers(clusterName: string): ControllerRegistry {
   return {
     clusterStatus: (ctx) => [clusterStatusController(ctx, { pullCluster: clusterName })],
+    execution: (ctx) => [executionController(ctx, interpreter, { pullCluster: clusterName })],
+    workStatus: (ctx) => [workStatusController(ctx, interpreter, { pullCluster: clusterName })],
   };
 }
 
@@ -54,6 +82,8 @@ export interface ControllerManagerOptions {
   controllers?: string[];
   /** Which controllers exist (default: the controller manager's). */
   registry?: ControllerRegistry;
+  /** Run whatever `controllers` says (default: the resource detector with the default registry). */
+  alwaysOn?: (ctx: ControllerContext) => Controller[];
   /** Freeze informer caches (tests). */
   freezeCaches?: boolean;
 }
@@ -80,9 +110,13 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
   };
   const flags = opts.controllers ?? ["*"];
-  const running = Object.entries(opts.registry ?? controllers)
-    .filter(([name]) => isControllerEnabled(name, flags))
-    .flatMap(([, make]) => make(ctx).map((c) => runController(c, { log: opts.log })));
+  const always = opts.alwaysOn ?? (opts.registry ? undefined : alwaysOn);
+  const running = [
+    ...(always?.(ctx) ?? []),
+    ...Object.entries(opts.registry ?? controllers)
+      .filter(([name]) => isControllerEnabled(name, flags))
+      .flatMap(([, make]) => make(ctx)),
+  ].map((c) => runController(c, { log: opts.log }));
   informers.start();
   return {
     running,

@@ -20,16 +20,26 @@ export type ReconcileResult = RequeueResult | undefined | void;
 export interface Controller {
   name: string;
   /** The primary resource: its objects' keys (`namespace/name` or `name`) are reconciled. */
-  for: Informer;
+  for?: Informer;
   /**
    * Which updates of a primary object are worth a reconcile (default: all). Adds and deletes
    * always are. `generationChanged` is controller-runtime's GenerationChangedPredicate.
    */
   updateFilter?: (old: StoredObject, obj: StoredObject) => boolean;
   /** Other resources whose changes concern some primary keys. */
-  watches?: Array<{ informer: Informer; map: (obj: StoredObject) => string[] }>;
+  watches?: Array<{
+    informer: Informer;
+    map: (obj: StoredObject) => string[];
+    /** Which updates count (default: all). */
+    updateFilter?: (old: StoredObject, obj: StoredObject) => boolean;
+  }>;
   workers?: number;
   reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult>;
+  /**
+   * Called once the queue exists, for controllers whose keys come from sources that appear
+   * while they run (informers started on demand): `enqueue` adds a key.
+   */
+  start?(enqueue: (key: string) => void): void;
   /** Releases what the controller started on its own (timers, loops) when it is stopped. */
   stop?(): void;
 }
@@ -75,15 +85,16 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
   );
   const removers: Array<() => void> = [];
   const enqueueObject = (obj: StoredObject): void => queue.add(objectKey(obj));
-  removers.push(
-    c.for.addHandler({
-      onAdd: enqueueObject,
-      onUpdate: (old, obj) => {
-        if (!c.updateFilter || c.updateFilter(old, obj)) enqueueObject(obj);
-      },
-      onDelete: enqueueObject,
-    }),
-  );
+  if (c.for)
+    removers.push(
+      c.for.addHandler({
+        onAdd: enqueueObject,
+        onUpdate: (old, obj) => {
+          if (!c.updateFilter || c.updateFilter(old, obj)) enqueueObject(obj);
+        },
+        onDelete: enqueueObject,
+      }),
+    );
   for (const w of c.watches ?? []) {
     const enqueueMapped = (obj: StoredObject): void => {
       for (const key of w.map(obj)) queue.add(key);
@@ -92,6 +103,7 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
       w.informer.addHandler({
         onAdd: enqueueMapped,
         onUpdate: (old, obj) => {
+          if (w.updateFilter && !w.updateFilter(old, obj)) return;
           enqueueMapped(old);
           enqueueMapped(obj);
         },
@@ -99,6 +111,7 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
       }),
     );
   }
+  c.start?.((key) => queue.add(key));
   return {
     name: c.name,
     queue,

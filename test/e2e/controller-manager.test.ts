@@ -184,7 +184,11 @@ describe("karmada controller-manager with leader election", () => {
       await eventually(async () => one.leading() || two.leading(), "a leader", 200, 50);
       const [leader, standby] = one.leading() ? [one, two] : [two, one];
       expect(standby.leading()).toBe(false);
-      expect(leader.manager()?.running.map((r) => r.name)).toEqual(["cluster", "cluster-monitor"]);
+      expect(leader.manager()?.running.map((r) => r.name)).toEqual([
+        "resource-detector",
+        "cluster",
+        "cluster-monitor",
+      ]);
       await leader.stop();
       expect(leader.leading()).toBe(false);
       // Well within the 60 s lease: only the release explains the takeover.

@@ -1,0 +1,244 @@
+/**
+ * Propagation throughput on `karmada up` (SQLite control plane, member simulators as separate
+ * processes): N Deployments with a policy, Duplicated to every member and Divided across them,
+ * timed until every member copy exists and every template shows its aggregated status
+ * (`status.observedGeneration` caught up, which needs every member's report); divided by the
+ * time to write the same Deployments straight to the members over HTTP. Goal: ≤ 2.0.
+ */
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { StoredObject } from "../src/api/meta.ts";
+import { runUp } from "../src/bin/up.ts";
+import { type Client, RESOURCES } from "../src/client/client.ts";
+import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
+import { KARMADA } from "../src/karmada/resources.ts";
+import { createLogger, silentLogger } from "../src/log.ts";
+import { isAlreadyExists } from "../src/machinery/errors.ts";
+import { name, pool } from "./load.ts";
+
+export interface PropagationConfig {
+  /** Deployments per scenario; 0 skips. */
+  propagationObjects: number;
+  propagationMembers: number;
+  concurrency: number;
+}
+
+type Row = (section: string, backend: string, metric: string, value: string, note?: string) => void;
+
+const KARMADA_BIN = fileURLToPath(new URL("../bin/karmada", import.meta.url));
+export const PROPAGATION_RATIO_GOAL = 2.0;
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function deployment(ns: string, i: number, replicas: number): Record<string, unknown> {
+  const app = name("web", i);
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: app, namespace: ns, labels: { app } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app } },
+      template: {
+        metadata: { labels: { app } },
+        spec: {
+          containers: [
+            { name: "web", image: "nginx", resources: { requests: { cpu: "10m", memory: "16Mi" } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+async function ensureNamespace(c: Client, ns: string): Promise<void> {
+  try {
+    await c.create(RESOURCES.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+export async function propagationBench(cfg: PropagationConfig, row: Row): Promise<number> {
+  if (cfg.propagationObjects === 0) return 0;
+  const n = cfg.propagationObjects;
+  const dir = await mkdtemp(join(tmpdir(), "karmada-bench-propagation-"));
+  const up = await runUp(
+    {
+      dataDir: join(dir, "data"),
+      port: 0,
+      members: cfg.propagationMembers,
+      memberCommand: [process.execPath, KARMADA_BIN],
+      log: process.env.BENCH_DEBUG
+        ? createLogger({ level: "warn", sink: createWriteStream(process.env.BENCH_DEBUG), fields: {} })
+        : silentLogger,
+    },
+    { stdout: { write: () => true }, stderr: { write: () => true } },
+  );
+  const clients: Client[] = [];
+  const connect = async (context: string) => {
+    const c = httpClientFor(await loadKubeconfig({ path: up.kubeconfig, context }), {
+      maxConcurrent: cfg.concurrency,
+    });
+    clients.push(c);
+    return c;
+  };
+  let failures = 0;
+  try {
+    const cp = await connect("karmada-apiserver");
+    const members = await Promise.all(up.members.map((m) => connect(m.name)));
+    const count = async (c: Client, ns: string) => (await c.list(RESOURCES.deployments, ns)).items.length;
+
+    // Straight to the members: the same Deployments each member would get, written directly.
+    const direct = async (ns: string, replicasFor: (member: number) => number): Promise<number> => {
+      await Promise.all(members.map((m) => ensureNamespace(m, ns)));
+      const started = performance.now();
+      await pool(n * members.length, cfg.concurrency, async (k) => {
+        const member = k % members.length;
+        const i = Math.floor(k / members.length);
+        await members[member]!.create(RESOURCES.deployments, deployment(ns, i, replicasFor(member)));
+      });
+      return performance.now() - started;
+    };
+
+    const propagated = async (
+      ns: string,
+      placement: Record<string, unknown>,
+      replicas: number,
+    ): Promise<number> => {
+      // The namespace reaches the members first, as the direct writes find it already there.
+      await ensureNamespace(cp, ns);
+      await until(
+        "the namespace in every member",
+        async () =>
+          (
+            await Promise.all(
+              members.map((mc) =>
+                mc.get(RESOURCES.namespaces, undefined, ns).then(
+                  () => true,
+                  () => false,
+                ),
+              ),
+            )
+          ).every(Boolean),
+        60_000,
+      );
+      await cp.create(KARMADA.propagationPolicies, {
+        apiVersion: "policy.karmada.io/v1alpha1",
+        kind: "PropagationPolicy",
+        metadata: { name: "all", namespace: ns },
+        spec: { resourceSelectors: [{ apiVersion: "apps/v1", kind: "Deployment" }], placement },
+      });
+      const started = performance.now();
+      await pool(n, cfg.concurrency, async (i) => {
+        await cp.create(RESOURCES.deployments, deployment(ns, i, replicas));
+      });
+      const timeout = Math.max(120_000, n * 200);
+      await until(
+        "member copies",
+        async () => (await Promise.all(members.map((m) => count(m, ns)))).every((c) => c === n),
+        timeout,
+      );
+      const copies = performance.now() - started;
+      await until(
+        "aggregated status",
+        async () =>
+          (await cp.list(RESOURCES.deployments, ns)).items.every(
+            (d: StoredObject) =>
+              (d.status as { observedGeneration?: number } | undefined)?.observedGeneration ===
+              d.metadata.generation,
+          ),
+        timeout,
+      );
+      const total = performance.now() - started;
+      if (process.env.BENCH_DEBUG) {
+        const rv = (await cp.list(RESOURCES.namespaces, undefined, { limit: 1 })).metadata.resourceVersion;
+        const events = (await cp.list(RESOURCES.events, undefined)).items;
+        const byReason = new Map<string, number>();
+        for (const e of events)
+          byReason.set(String(e.reason), (byReason.get(String(e.reason)) ?? 0) + Number(e.count ?? 1));
+        process.stderr.write(`bench: store revision ${rv}; events ${JSON.stringify([...byReason])}\n`);
+      }
+      process.stderr.write(
+        `bench: ${ns}: member copies after ${fmt(copies)} ms, aggregated status after ${fmt(total)} ms\n`,
+      );
+      return total;
+    };
+
+    const m = members.length;
+    const scenarios: Array<{
+      label: string;
+      placement: Record<string, unknown>;
+      replicas: number;
+      perMember: (k: number) => number;
+    }> = [
+      {
+        label: "Duplicated",
+        placement: { replicaScheduling: { replicaSchedulingType: "Duplicated" } },
+        replicas: 1,
+        perMember: () => 1,
+      },
+      {
+        label: "Divided",
+        placement: {
+          replicaScheduling: {
+            replicaSchedulingType: "Divided",
+            replicaDivisionPreference: "Weighted",
+            weightPreference: {
+              staticWeightList: up.members.map((mm) => ({
+                targetCluster: { clusterNames: [mm.name] },
+                weight: 1,
+              })),
+            },
+          },
+        },
+        // One replica per member, as the direct baseline writes.
+        replicas: m,
+        perMember: () => 1,
+      },
+    ];
+    for (const [idx, s] of scenarios.entries()) {
+      try {
+        const straight = await direct(`direct-${idx}`, s.perMember);
+        const through = await propagated(`bench-${idx}`, s.placement, s.replicas);
+        const ratio = through / straight;
+        const goal = ratio <= PROPAGATION_RATIO_GOAL ? "goal ≤ 2.0 met" : "goal ≤ 2.0 NOT met";
+        row(
+          "8 propagation",
+          "sqlite",
+          `${s.label}: ${fmt(n)} Deployments → ${m} members`,
+          `${fmt(through)} ms`,
+          `${fmt((n * m) / (through / 1000))} member objects/s`,
+        );
+        row(
+          "8 propagation",
+          "sqlite",
+          `${s.label}: straight to the members`,
+          `${fmt(straight)} ms`,
+          `${fmt(n * m)} creates`,
+        );
+        row("8 propagation", "sqlite", `${s.label}: ratio`, `${fmt(ratio, 2)}×`, goal);
+      } catch (err) {
+        failures++;
+        row("8 propagation", "sqlite", `${s.label}: failed`, "-", (err as Error).message);
+      }
+    }
+  } finally {
+    for (const c of clients) (c as { close?: () => void }).close?.();
+    await up.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  return failures;
+}

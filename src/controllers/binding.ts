@@ -1,0 +1,332 @@
+/**
+ * The binding controllers (upstream's pkg/controllers/binding): for every target cluster of a
+ * ResourceBinding or ClusterResourceBinding, one Work in `karmada-es-<cluster>` carrying the
+ * template tailored for that cluster (its share of the replicas, then override policies), with
+ * upstream's names, labels and annotations. Works of clusters no longer targeted are deleted;
+ * a binding being deleted first loses all its Works, then its finalizer.
+ */
+import { randomUUID } from "node:crypto";
+import type { KubeObject, StoredObject } from "../api/meta.ts";
+import { RESOURCES, type ResourceRef } from "../client/client.ts";
+import { prune } from "../interpreter/native/prune.ts";
+import type { ResourceInterpreter } from "../interpreter/types.ts";
+import {
+  ANNOTATION,
+  clusterOfExecutionSpace,
+  executionSpace,
+  FINALIZER,
+  LABEL,
+  workName,
+} from "../karmada/names.ts";
+import { KARMADA } from "../karmada/resources.ts";
+import type { BindingSpec, ClusterObject, OverrideSpec } from "../karmada/types.ts";
+import { isNotFound } from "../machinery/errors.ts";
+import { jsonEqual } from "../machinery/merge-patch.ts";
+import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.ts";
+import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import type { Informer } from "../runtime/informer.ts";
+import type { ControllerContext } from "./context.ts";
+
+export const BINDING_CONTROLLER = "binding-controller";
+export const CLUSTER_BINDING_CONTROLLER = "cluster-resource-binding-controller";
+export const WORKS_BY_BINDING = "binding";
+
+type Binding = StoredObject & { spec: BindingSpec };
+type OverridePolicy = { metadata: { name: string; namespace?: string }; spec: OverrideSpec };
+
+/** The permanent id of the binding a Work (or member object) belongs to. */
+export function bindingIdOf(obj: StoredObject): string | undefined {
+  return obj.metadata.labels?.[LABEL.rbPermanentId] ?? obj.metadata.labels?.[LABEL.crbPermanentId];
+}
+
+/** The key of the binding (RB `namespace/name`, or CRB `name`) a Work was made for, from its annotations. */
+export function bindingKeyOfWork(w: StoredObject, clusterScoped: boolean): string[] {
+  const a = w.metadata.annotations ?? {};
+  const crb = a[ANNOTATION.crbName];
+  if (clusterScoped) return crb ? [crb] : [];
+  const ns = a[ANNOTATION.rbNamespace];
+  const name = a[ANNOTATION.rbName];
+  return ns && name ? [`${ns}/${name}`] : [];
+}
+
+/** Works indexed by the permanent id of their binding. */
+export function worksInformer(ctx: ControllerContext): Informer {
+  return ctx.informers.informer(KARMADA.works, {
+    indexers: { [WORKS_BY_BINDING]: (w) => [bindingIdOf(w)].filter((v): v is string => !!v) },
+  });
+}
+
+/**
+ * The clusters a binding's Works belong in: its target clusters, those of bindings that
+ * require it, and clusters being evicted gracefully (their copy stays until the new one is up).
+ */
+export function expectedClusters(spec: BindingSpec): Set<string> {
+  const out = new Set<string>();
+  for (const c of spec.clusters ?? []) out.add(c.name);
+  for (const r of spec.requiredBy ?? []) for (const c of r.clusters ?? []) out.add(c.name);
+  for (const t of spec.gracefulEvictionTasks ?? []) {
+    if (t.purgeMode !== "Directly" && t.purgeMode !== "Immediately") out.add(t.fromCluster);
+  }
+  return out;
+}
+
+/** The conflict resolution a Work gets: the template's annotation when valid, else the binding's. */
+function conflictResolution(template: StoredObject, spec: BindingSpec): "overwrite" | "abort" {
+  const fromTemplate = template.metadata.annotations?.[ANNOTATION.conflictResolution];
+  if (fromTemplate === "overwrite" || fromTemplate === "abort") return fromTemplate;
+  return spec.conflictResolution === "Overwrite" ? "overwrite" : "abort";
+}
+
+export function bindingController(
+  ctx: ControllerContext,
+  interpreter: ResourceInterpreter,
+  clusterScoped: boolean,
+): Controller {
+  const name = clusterScoped ? CLUSTER_BINDING_CONTROLLER : BINDING_CONTROLLER;
+  const events = ctx.recorder(name);
+  const bindingRef = clusterScoped ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+  const finalizer = clusterScoped ? FINALIZER.clusterBinding : FINALIZER.binding;
+  const idLabel = clusterScoped ? LABEL.crbPermanentId : LABEL.rbPermanentId;
+  const bindings = ctx.informers.informer(bindingRef);
+  const works = worksInformer(ctx);
+  const clusters = ctx.informers.informer(RESOURCES.clusters);
+  const ops = ctx.informers.informer(KARMADA.overridePolicies);
+  const cops = ctx.informers.informer(KARMADA.clusterOverridePolicies);
+
+  async function deleteWork(work: StoredObject): Promise<void> {
+    if (work.metadata.deletionTimestamp) return;
+    try {
+      await ctx.client.delete(KARMADA.works, work.metadata.namespace, work.metadata.name!);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  async function removeFinalizer(binding: Binding): Promise<void> {
+    await ctx.client.patch(bindingRef, binding.metadata.namespace, binding.metadata.name!, "json", [
+      { op: "test", path: "/metadata/resourceVersion", value: binding.metadata.resourceVersion },
+      {
+        op: "replace",
+        path: "/metadata/finalizers",
+        value: (binding.metadata.finalizers ?? []).filter((f) => f !== finalizer),
+      },
+    ]);
+  }
+
+  async function template(spec: BindingSpec): Promise<StoredObject | undefined> {
+    const r = spec.resource;
+    let ref: ResourceRef;
+    try {
+      ref = await ctx.client.resourceFor(r.apiVersion, r.kind);
+      return await ctx.client.get(ref, r.namespace, r.name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** The manifest of `template` for one cluster, and the Work annotations that record how it was made. */
+  function manifestFor(
+    binding: Binding,
+    tmpl: StoredObject,
+    cluster: string,
+    replicas: number | undefined,
+    workId: string,
+    resolution: string,
+  ): { manifest: KubeObject; annotations: Record<string, string> } {
+    let obj: KubeObject = structuredClone(tmpl);
+    const spec = binding.spec;
+    const workload = (spec.replicas ?? 0) > 0 || spec.replicaRequirements !== undefined;
+    if (workload) obj = interpreter.reviseReplica(obj, replicas ?? 0) ?? obj;
+
+    const clusterObj = (clusters.get(undefined, cluster) as ClusterObject | undefined) ?? {
+      apiVersion: "cluster.karmada.io/v1alpha1",
+      kind: "Cluster",
+      metadata: { name: cluster },
+    };
+    const namespace = tmpl.metadata.namespace;
+    const overridden = applyOverrides(obj, clusterObj, {
+      cluster: cops.list() as unknown as OverridePolicy[],
+      namespaced: namespace ? (ops.list(namespace) as unknown as OverridePolicy[]) : [],
+    });
+    obj = overridden.object;
+    const workAnnotations: Record<string, string> = {};
+    const appliedCluster = appliedOverridesAnnotation(overridden.appliedClusterOverrides ?? []);
+    const applied = appliedOverridesAnnotation(overridden.appliedOverrides ?? []);
+    if (appliedCluster) workAnnotations[ANNOTATION.appliedClusterOverrides] = appliedCluster;
+    if (applied) workAnnotations[ANNOTATION.appliedOverrides] = applied;
+
+    obj.metadata ??= {};
+
+    const meta = obj.metadata;
+    const bindingId = binding.metadata.labels?.[idLabel] ?? "";
+    const generation = tmpl.metadata.generation ?? 0;
+    const bindingAnnotations: Record<string, string> = clusterScoped
+      ? { [ANNOTATION.crbName]: binding.metadata.name! }
+      : {
+          [ANNOTATION.rbNamespace]: binding.metadata.namespace!,
+          [ANNOTATION.rbName]: binding.metadata.name!,
+        };
+    meta.labels = { ...meta.labels, [idLabel]: bindingId, [LABEL.managed]: "true" };
+    meta.annotations = {
+      ...meta.annotations,
+      ...(generation > 0 ? { [ANNOTATION.templateGeneration]: String(generation) } : {}),
+      ...bindingAnnotations,
+      [ANNOTATION.templateUid]: tmpl.metadata.uid!,
+      [ANNOTATION.workName]: workName(tmpl.kind, tmpl.metadata.name!, namespace),
+      [ANNOTATION.workNamespace]: executionSpace(cluster),
+      [ANNOTATION.conflictResolution]: resolution,
+    };
+    const pruned = prune(obj);
+    pruned.metadata ??= {};
+    const pm = pruned.metadata;
+    pm.labels = { ...pm.labels, [LABEL.workPermanentId]: workId };
+    const managedAnnotations = [
+      ...new Set([
+        ...Object.keys(pm.annotations ?? {}),
+        ANNOTATION.managedAnnotations,
+        ANNOTATION.managedLabels,
+      ]),
+    ].sort();
+    pm.annotations = {
+      ...pm.annotations,
+      [ANNOTATION.managedAnnotations]: managedAnnotations.join(","),
+      [ANNOTATION.managedLabels]: Object.keys(pm.labels).sort().join(","),
+    };
+    return { manifest: pruned, annotations: { ...bindingAnnotations, ...workAnnotations } };
+  }
+
+  async function ensureWork(
+    binding: Binding,
+    tmpl: StoredObject,
+    cluster: string,
+    replicas: number | undefined,
+  ) {
+    const spec = binding.spec;
+    const ns = executionSpace(cluster);
+    const wname = workName(tmpl.kind, tmpl.metadata.name!, tmpl.metadata.namespace);
+    const existing = works.get(ns, wname);
+    const workId = existing?.metadata.labels?.[LABEL.workPermanentId] ?? randomUUID();
+    const resolution = conflictResolution(tmpl, spec);
+    const { manifest, annotations } = manifestFor(binding, tmpl, cluster, replicas, workId, resolution);
+    const suspended =
+      spec.suspension?.dispatching === true ||
+      (spec.suspension?.dispatchingOnClusters?.clusterNames ?? []).includes(cluster);
+    const workSpec: Record<string, unknown> = {
+      workload: { manifests: [manifest] },
+      ...(suspended ? { suspendDispatching: true } : {}),
+      ...(spec.preserveResourcesOnDeletion ? { preserveResourcesOnDeletion: true } : {}),
+    };
+    const labels = { [idLabel]: binding.metadata.labels?.[idLabel] ?? "", [LABEL.workPermanentId]: workId };
+    const allAnnotations = { ...annotations, [ANNOTATION.conflictResolution]: resolution };
+    if (!existing) {
+      await ctx.client.create(KARMADA.works, {
+        apiVersion: "work.karmada.io/v1alpha1",
+        kind: "Work",
+        metadata: {
+          name: wname,
+          namespace: ns,
+          finalizers: [FINALIZER.execution],
+          labels,
+          annotations: allAnnotations,
+        },
+        spec: workSpec,
+      });
+      return;
+    }
+    if (existing.metadata.deletionTimestamp) throw new Error(`work ${ns}/${wname} is being deleted`);
+    // Annotations recording overrides that no longer apply are dropped.
+    const keepAnnotations = Object.fromEntries(
+      Object.entries(existing.metadata.annotations ?? {}).filter(
+        ([k]) => k !== ANNOTATION.appliedOverrides && k !== ANNOTATION.appliedClusterOverrides,
+      ),
+    );
+    const next = {
+      ...existing,
+      metadata: {
+        ...existing.metadata,
+        labels: { ...existing.metadata.labels, ...labels },
+        annotations: { ...keepAnnotations, ...allAnnotations },
+        finalizers: [...new Set([...(existing.metadata.finalizers ?? []), FINALIZER.execution])],
+      },
+      spec: workSpec,
+    };
+    if (jsonEqual(next.metadata, existing.metadata) && jsonEqual(next.spec, existing.spec)) return;
+    await ctx.client.update(KARMADA.works, next);
+  }
+
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const [ns, bname] = key.includes("/") ? (key.split("/") as [string, string]) : [undefined, key];
+    const binding = bindings.get(ns, bname) as Binding | undefined;
+    if (!binding) return undefined;
+    const id = binding.metadata.labels?.[idLabel];
+    const own = id ? works.byIndex(WORKS_BY_BINDING, id) : [];
+
+    if (binding.metadata.deletionTimestamp) {
+      if (!binding.metadata.finalizers?.includes(finalizer)) return undefined;
+      for (const w of own) await deleteWork(w);
+      if (own.length > 0) return { requeueAfterMs: 1_000 };
+      await removeFinalizer(binding);
+      return undefined;
+    }
+
+    const expected = expectedClusters(binding.spec);
+    for (const w of own) {
+      const cluster = clusterOfExecutionSpace(w.metadata.namespace);
+      if (cluster && !expected.has(cluster)) await deleteWork(w);
+    }
+    const tmpl = await template(binding.spec);
+    if (!tmpl) return undefined;
+
+    const targets = new Map<string, number | undefined>();
+    for (const c of binding.spec.clusters ?? []) targets.set(c.name, c.replicas);
+    for (const r of binding.spec.requiredBy ?? [])
+      for (const c of r.clusters ?? []) if (!targets.has(c.name)) targets.set(c.name, c.replicas);
+    const failures: string[] = [];
+    for (const [cluster, replicas] of [...targets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      try {
+        await ensureWork(binding, tmpl, cluster, replicas);
+      } catch (err) {
+        failures.push(`cluster(${cluster}): ${(err as Error).message}`);
+      }
+    }
+    const what = `${clusterScoped ? "ClusterResourceBinding" : "ResourceBinding"}(${key})`;
+    if (failures.length > 0) {
+      const message = `Failed to sync work of ${what}: ${failures.join("; ")}`;
+      events.event(binding, "Warning", "SyncWorkFailed", message);
+      events.event(tmpl, "Warning", "SyncWorkFailed", message);
+      throw new Error(message);
+    }
+    if (targets.size > 0) {
+      events.event(binding, "Normal", "SyncWorkSucceed", `Sync work of ${what} successful.`);
+      events.event(tmpl, "Normal", "SyncWorkSucceed", `Sync work of ${what} successful.`);
+    }
+    return undefined;
+  }
+
+  /** An override policy change concerns the bindings it may apply to. */
+  const byOverridePolicy = (clusterWide: boolean) => (p: StoredObject) =>
+    bindings
+      .list(clusterWide ? undefined : p.metadata.namespace)
+      .map((b) => (b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!));
+
+  return {
+    name,
+    for: bindings,
+    workers: 4,
+    updateFilter: (old, obj) =>
+      old.metadata.generation !== obj.metadata.generation ||
+      old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp ||
+      !jsonEqual(old.metadata.labels, obj.metadata.labels),
+    watches: [
+      { informer: ops, map: byOverridePolicy(false) },
+      { informer: cops, map: byOverridePolicy(true) },
+      {
+        // A Work being deleted behind our back is recreated once it is gone.
+        informer: works,
+        map: (w) => (w.metadata.deletionTimestamp ? bindingKeyOfWork(w, clusterScoped) : []),
+      },
+    ],
+    reconcile: (_rctx, key) => reconcile(key),
+  };
+}

@@ -1,0 +1,437 @@
+/**
+ * The resource detector (upstream's pkg/detector): matches resource templates to
+ * PropagationPolicies (then ClusterPropagationPolicies), claims each template for its policy
+ * (labels and annotations), and keeps a ResourceBinding (ClusterResourceBinding for
+ * cluster-scoped templates) in step with template and policy. It never touches
+ * `spec.clusters`: that is the scheduler's.
+ *
+ * Templates are watched only for the kinds some policy selects: a policy created later starts
+ * the informer of its kinds, whose initial list brings every waiting template in, which is
+ * what upstream's watch-everything-plus-waiting-list achieves.
+ */
+import { isObject, type KubeObject, type StoredObject } from "../api/meta.ts";
+import type { ResourceRef } from "../client/client.ts";
+import type { ResourceInterpreter } from "../interpreter/types.ts";
+import { ANNOTATION, bindingName, FINALIZER, isReservedNamespace, LABEL } from "../karmada/names.ts";
+import { KARMADA } from "../karmada/resources.ts";
+import type { PropagationSpec, ResourceSelector } from "../karmada/types.ts";
+import { isNotFound } from "../machinery/errors.ts";
+import { jsonEqual } from "../machinery/merge-patch.ts";
+import { bestPolicy, implicitPriority } from "../policy/resource-selector.ts";
+import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import type { Informer } from "../runtime/informer.ts";
+import type { ControllerContext } from "./context.ts";
+
+export const DETECTOR = "resource-detector";
+/** `--skipped-propagating-namespaces` default. */
+const SKIPPED_NAMESPACES = /^kube-.*$/;
+const CLAIM_INDEX = "claim";
+
+type Policy = StoredObject & { spec: PropagationSpec };
+
+interface Kind {
+  apiVersion: string;
+  kind: string;
+  ref: ResourceRef;
+  informer: Informer;
+}
+
+const kindKey = (apiVersion: string, kind: string): string => `${apiVersion}|${kind}`;
+const templateKey = (apiVersion: string, kind: string, ns: string | undefined, name: string): string =>
+  `t|${apiVersion}|${kind}|${ns ?? ""}|${name}`;
+
+/** What a claim looks like on a template and on its binding. */
+function claimOf(policy: Policy, clusterScoped: boolean) {
+  const id = policy.metadata.labels?.[clusterScoped ? LABEL.cppPermanentId : LABEL.ppPermanentId] ?? "";
+  return clusterScoped
+    ? { labels: { [LABEL.cppPermanentId]: id }, annotations: { [ANNOTATION.cppName]: policy.metadata.name! } }
+    : {
+        labels: { [LABEL.ppPermanentId]: id },
+        annotations: {
+          [ANNOTATION.ppNamespace]: policy.metadata.namespace!,
+          [ANNOTATION.ppName]: policy.metadata.name!,
+        },
+      };
+}
+
+const CLAIM_LABELS = [LABEL.ppPermanentId, LABEL.cppPermanentId];
+const CLAIM_ANNOTATIONS = [ANNOTATION.ppNamespace, ANNOTATION.ppName, ANNOTATION.cppName];
+
+/** A merge patch removing every claim label and annotation present on `obj`, or undefined. */
+function unclaimPatch(obj: StoredObject): Record<string, unknown> | undefined {
+  const labels = Object.fromEntries(
+    CLAIM_LABELS.filter((k) => obj.metadata.labels?.[k] !== undefined).map((k) => [k, null]),
+  );
+  const annotations = Object.fromEntries(
+    CLAIM_ANNOTATIONS.filter((k) => obj.metadata.annotations?.[k] !== undefined).map((k) => [k, null]),
+  );
+  if (Object.keys(labels).length === 0 && Object.keys(annotations).length === 0) return undefined;
+  return { metadata: { labels, annotations } };
+}
+
+/** Whether an update changed more than status and bookkeeping (upstream's "specification changed"). */
+function specChanged(old: StoredObject, obj: StoredObject): boolean {
+  const strip = (o: StoredObject) => {
+    const { status: _s, ...rest } = o;
+    const { managedFields: _m, resourceVersion: _r, ...meta } = o.metadata;
+    return { ...rest, metadata: meta };
+  };
+  return !jsonEqual(strip(old), strip(obj));
+}
+
+export function detectorController(ctx: ControllerContext, interpreter: ResourceInterpreter): Controller {
+  const events = ctx.recorder(DETECTOR);
+  const byPolicy = (o: StoredObject) =>
+    CLAIM_LABELS.map((k) => o.metadata.labels?.[k]).filter((v): v is string => !!v);
+  const pps = ctx.informers.informer(KARMADA.propagationPolicies);
+  const cpps = ctx.informers.informer(KARMADA.clusterPropagationPolicies);
+  const rbs = ctx.informers.informer(KARMADA.resourceBindings, { indexers: { [CLAIM_INDEX]: byPolicy } });
+  const crbs = ctx.informers.informer(KARMADA.clusterResourceBindings, {
+    indexers: { [CLAIM_INDEX]: byPolicy },
+  });
+  const kinds = new Map<string, Kind>();
+  const pending = new Map<string, Promise<Kind | undefined>>();
+  let enqueue: (key: string) => void = () => {};
+
+  const skipped = (ns: string | undefined) =>
+    ns !== undefined && (isReservedNamespace(ns) || SKIPPED_NAMESPACES.test(ns));
+
+  /** The informer of a kind, started on first use. Unknown kinds resolve to undefined. */
+  function ensureKind(apiVersion: string, kind: string): Promise<Kind | undefined> {
+    const key = kindKey(apiVersion, kind);
+    const known = kinds.get(key);
+    if (known) return Promise.resolve(known);
+    let p = pending.get(key);
+    if (!p) {
+      p = ctx.client.resourceFor(apiVersion, kind).then(
+        (ref) => {
+          const informer = ctx.informers.informer(ref, { indexers: { [CLAIM_INDEX]: byPolicy } });
+          const k: Kind = { apiVersion, kind, ref, informer };
+          kinds.set(key, k);
+          const add = (o: StoredObject) => {
+            if (!skipped(o.metadata.namespace))
+              enqueue(templateKey(apiVersion, kind, o.metadata.namespace, o.metadata.name!));
+          };
+          informer.addHandler({
+            onAdd: add,
+            onUpdate: (old, obj) => {
+              if (specChanged(old, obj)) add(obj);
+            },
+            onDelete: add,
+          });
+          return k;
+        },
+        (err) => {
+          pending.delete(key);
+          ctx.log.debug("detector: kind not served", { apiVersion, kind, err: (err as Error).message });
+          return undefined;
+        },
+      );
+      pending.set(key, p);
+    }
+    return p;
+  }
+
+  /** A policy changed: every template of its kinds, and every template it claims, is looked at again. */
+  async function policyChanged(policy: StoredObject, clusterScoped: boolean): Promise<void> {
+    enqueue(
+      clusterScoped
+        ? `cpp|${policy.metadata.name}`
+        : `pp|${policy.metadata.namespace}|${policy.metadata.name}`,
+    );
+    const selectors = ((policy.spec as PropagationSpec | undefined)?.resourceSelectors ??
+      []) as ResourceSelector[];
+    const ns = clusterScoped ? undefined : policy.metadata.namespace;
+    for (const s of selectors) {
+      const k = await ensureKind(s.apiVersion, s.kind);
+      for (const o of k?.informer.list(ns) ?? []) {
+        if (!skipped(o.metadata.namespace))
+          enqueue(templateKey(s.apiVersion, s.kind, o.metadata.namespace, o.metadata.name!));
+      }
+    }
+    const id = policy.metadata.labels?.[clusterScoped ? LABEL.cppPermanentId : LABEL.ppPermanentId];
+    if (id) {
+      for (const k of kinds.values())
+        for (const o of k.informer.byIndex(CLAIM_INDEX, id))
+          enqueue(templateKey(k.apiVersion, k.kind, o.metadata.namespace, o.metadata.name!));
+    }
+  }
+
+  async function patchIfNeeded(
+    ref: ResourceRef,
+    obj: StoredObject,
+    patch: Record<string, unknown> | undefined,
+  ) {
+    if (!patch) return;
+    try {
+      await ctx.client.patch(ref, obj.metadata.namespace, obj.metadata.name!, "merge", patch);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  function bindingOf(
+    template: StoredObject,
+    kind: string,
+  ): { ref: ResourceRef; informer: Informer; name: string } {
+    const namespaced = !!template.metadata.namespace;
+    return {
+      ref: namespaced ? KARMADA.resourceBindings : KARMADA.clusterResourceBindings,
+      informer: namespaced ? rbs : crbs,
+      name: bindingName(kind, template.metadata.name!),
+    };
+  }
+
+  /** Removes the claim from the template's binding, then from the template. */
+  async function unclaim(k: Kind, template: StoredObject): Promise<void> {
+    const b = bindingOf(template, k.kind);
+    const binding = b.informer.get(template.metadata.namespace, b.name);
+    if (binding) await patchIfNeeded(b.ref, binding, unclaimPatch(binding));
+    await patchIfNeeded(k.ref, template, unclaimPatch(template));
+  }
+
+  async function applyPolicy(k: Kind, template: StoredObject, policy: Policy, clusterScoped: boolean) {
+    const claim = claimOf(policy, clusterScoped);
+    const labels = template.metadata.labels ?? {};
+    const annotations = template.metadata.annotations ?? {};
+    const claimed =
+      Object.entries(claim.labels).every(([key, v]) => labels[key] === v) &&
+      Object.entries(claim.annotations).every(([key, v]) => annotations[key] === v);
+    let current = template;
+    if (!claimed) {
+      // A template moving from a CPP to a PP (or back) loses the other claim.
+      const drop = unclaimPatch(template) as
+        | { metadata: { labels: object; annotations: object } }
+        | undefined;
+      current = await ctx.client.patch(k.ref, template.metadata.namespace, template.metadata.name!, "merge", {
+        metadata: {
+          labels: { ...drop?.metadata.labels, ...claim.labels },
+          annotations: { ...drop?.metadata.annotations, ...claim.annotations },
+        },
+      });
+    }
+    await ensureBinding(k, current, policy, claim, clusterScoped);
+  }
+
+  async function ensureBinding(
+    k: Kind,
+    template: StoredObject,
+    policy: Policy,
+    claim: ReturnType<typeof claimOf>,
+    clusterScoped: boolean,
+  ): Promise<void> {
+    const b = bindingOf(template, k.kind);
+    const namespaced = !!template.metadata.namespace;
+    const spec = policy.spec;
+    const replicas = interpreter.getReplicas(template);
+    const owner = {
+      apiVersion: template.apiVersion,
+      kind: template.kind,
+      name: template.metadata.name!,
+      uid: template.metadata.uid!,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    const desiredSpec: Record<string, unknown> = {
+      resource: {
+        apiVersion: template.apiVersion,
+        kind: template.kind,
+        ...(namespaced ? { namespace: template.metadata.namespace } : {}),
+        name: template.metadata.name,
+        uid: template.metadata.uid,
+        resourceVersion: template.metadata.resourceVersion,
+      },
+      propagateDeps: spec.propagateDeps,
+      schedulerName: spec.schedulerName ?? "default-scheduler",
+      placement: spec.placement,
+      failover: spec.failover,
+      conflictResolution: spec.conflictResolution,
+      preserveResourcesOnDeletion: spec.preserveResourcesOnDeletion,
+      suspension: spec.suspension,
+      replicas: replicas?.replicas,
+      replicaRequirements: replicas?.requirements,
+    };
+    const finalizer = namespaced ? FINALIZER.binding : FINALIZER.clusterBinding;
+    const existing = b.informer.get(template.metadata.namespace, b.name);
+    if (!existing) {
+      await ctx.client.create(b.ref, {
+        apiVersion: "work.karmada.io/v1alpha2",
+        kind: namespaced ? "ResourceBinding" : "ClusterResourceBinding",
+        metadata: {
+          name: b.name,
+          ...(namespaced ? { namespace: template.metadata.namespace } : {}),
+          labels: claim.labels,
+          annotations: claim.annotations,
+          ownerReferences: [owner],
+          finalizers: [finalizer],
+        },
+        spec: dropUndefined(desiredSpec),
+      });
+      events.event(template, "Normal", "ApplyPolicySucceed", "Apply policy succeed.");
+      return;
+    }
+    const ownerRef = existing.metadata.ownerReferences?.find((o) => o.controller);
+    if (ownerRef && ownerRef.uid !== template.metadata.uid) {
+      throw new Error(
+        `binding ${b.name} belongs to an older ${template.kind} (uid ${ownerRef.uid}); waiting for it to be garbage collected`,
+      );
+    }
+    const existingSpec = isObject(existing.spec) ? existing.spec : {};
+    // Only the detector's fields are overwritten; spec.clusters and the rest stay.
+    const nextSpec: Record<string, unknown> = { ...existingSpec };
+    for (const [key, v] of Object.entries(desiredSpec)) {
+      if (v === undefined) delete nextSpec[key];
+      else nextSpec[key] = v;
+    }
+    // A CPP claim replaced by a PP claim (or back) drops the other policy's keys.
+    const otherKeys = [...CLAIM_LABELS, ...CLAIM_ANNOTATIONS];
+    const keep = (m: Record<string, string> | undefined) =>
+      Object.fromEntries(Object.entries(m ?? {}).filter(([key]) => !otherKeys.includes(key as never)));
+    const next: KubeObject = {
+      ...existing,
+      metadata: {
+        ...existing.metadata,
+        labels: { ...keep(existing.metadata.labels), ...claim.labels },
+        annotations: { ...keep(existing.metadata.annotations), ...claim.annotations },
+        finalizers: [...new Set([...(existing.metadata.finalizers ?? []), finalizer])],
+        ownerReferences: [owner],
+      },
+      spec: dropUndefined(nextSpec),
+    };
+    if (jsonEqual(next.metadata, existing.metadata) && jsonEqual(next.spec, existing.spec)) return;
+    await ctx.client.update(b.ref, next);
+  }
+
+  async function reconcileTemplate(
+    apiVersion: string,
+    kind: string,
+    ns: string,
+    name: string,
+  ): Promise<void> {
+    const k = await ensureKind(apiVersion, kind);
+    if (!k) return;
+    const template = k.informer.get(ns || undefined, name);
+    if (!template || template.metadata.deletionTimestamp) return;
+    if (template.metadata.labels?.[LABEL.claimedBy]) return;
+    const labels = template.metadata.labels ?? {};
+    const annotations = template.metadata.annotations ?? {};
+
+    // Claimed already: keep the claim while its policy exists and still selects the template.
+    if (
+      ns &&
+      labels[LABEL.ppPermanentId] &&
+      annotations[ANNOTATION.ppName] &&
+      annotations[ANNOTATION.ppNamespace]
+    ) {
+      const pp = pps.get(annotations[ANNOTATION.ppNamespace], annotations[ANNOTATION.ppName]!) as
+        | Policy
+        | undefined;
+      if (pp?.metadata.deletionTimestamp)
+        throw new Error(`propagation policy ${pp.metadata.name} is being deleted`);
+      if (
+        pp &&
+        pp.metadata.labels?.[LABEL.ppPermanentId] === labels[LABEL.ppPermanentId] &&
+        implicitPriority(template, pp.spec.resourceSelectors) > 0
+      ) {
+        return applyPolicy(k, template, pp, false);
+      }
+      await unclaim(k, template);
+    } else if (labels[LABEL.cppPermanentId] && annotations[ANNOTATION.cppName]) {
+      const cpp = cpps.get(undefined, annotations[ANNOTATION.cppName]!) as Policy | undefined;
+      if (cpp?.metadata.deletionTimestamp)
+        throw new Error(`cluster propagation policy ${cpp.metadata.name} is being deleted`);
+      if (
+        cpp &&
+        cpp.metadata.labels?.[LABEL.cppPermanentId] === labels[LABEL.cppPermanentId] &&
+        implicitPriority(template, cpp.spec.resourceSelectors) > 0
+      ) {
+        // A PP created later does not take over without preemption (gate off), as upstream.
+        return applyPolicy(k, template, cpp, true);
+      }
+      await unclaim(k, template);
+    }
+
+    const fresh = k.informer.get(ns || undefined, name) ?? template;
+    const pp = ns ? bestPolicy(fresh, pps.list(ns) as Policy[]) : undefined;
+    if (pp) return applyPolicy(k, fresh, pp, false);
+    const cpp = bestPolicy(fresh, cpps.list() as Policy[]);
+    if (cpp) return applyPolicy(k, fresh, cpp, true);
+  }
+
+  /** A policy being deleted: its claims are removed from bindings, then templates; then its finalizer goes. */
+  async function reconcilePolicy(
+    clusterScoped: boolean,
+    ns: string | undefined,
+    name: string,
+  ): Promise<void> {
+    const policy = (clusterScoped ? cpps.get(undefined, name) : pps.get(ns, name)) as Policy | undefined;
+    const finalizer = clusterScoped ? FINALIZER.clusterPropagationPolicy : FINALIZER.propagationPolicy;
+    if (!policy?.metadata.deletionTimestamp || !policy.metadata.finalizers?.includes(finalizer)) return;
+    const id = policy.metadata.labels?.[clusterScoped ? LABEL.cppPermanentId : LABEL.ppPermanentId];
+    if (id) {
+      for (const b of [...rbs.byIndex(CLAIM_INDEX, id), ...crbs.byIndex(CLAIM_INDEX, id)]) {
+        await patchIfNeeded(
+          b.metadata.namespace ? KARMADA.resourceBindings : KARMADA.clusterResourceBindings,
+          b,
+          unclaimPatch(b),
+        );
+      }
+      for (const k of kinds.values())
+        for (const t of k.informer.byIndex(CLAIM_INDEX, id)) await patchIfNeeded(k.ref, t, unclaimPatch(t));
+    }
+    const ref = clusterScoped ? KARMADA.clusterPropagationPolicies : KARMADA.propagationPolicies;
+    await ctx.client.patch(ref, ns, name, "json", [
+      { op: "test", path: "/metadata/resourceVersion", value: policy.metadata.resourceVersion },
+      {
+        op: "replace",
+        path: "/metadata/finalizers",
+        value: policy.metadata.finalizers.filter((f) => f !== finalizer),
+      },
+    ]);
+  }
+
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const parts = key.split("|");
+    if (parts[0] === "t") await reconcileTemplate(parts[1]!, parts[2]!, parts[3]!, parts.slice(4).join("|"));
+    else if (parts[0] === "pp") await reconcilePolicy(false, parts[1], parts[2]!);
+    else if (parts[0] === "cpp") await reconcilePolicy(true, undefined, parts[1]!);
+    return undefined;
+  }
+
+  const onPolicy = (clusterScoped: boolean) => (p: StoredObject) => {
+    policyChanged(p, clusterScoped).catch((err) =>
+      ctx.log.warn("detector: policy change not handled", {
+        policy: p.metadata.name,
+        err: (err as Error).message,
+      }),
+    );
+  };
+
+  return {
+    name: "resource-detector",
+    workers: 4,
+    start(add) {
+      enqueue = add;
+      for (const [informer, clusterScoped] of [
+        [pps, false],
+        [cpps, true],
+      ] as const) {
+        const handle = onPolicy(clusterScoped);
+        informer.addHandler({
+          onAdd: handle,
+          onUpdate: (old, obj) => {
+            // Selectors may have changed: the old ones' templates are looked at too.
+            handle(old);
+            handle(obj);
+          },
+          onDelete: handle,
+        });
+      }
+    },
+    reconcile: (_rctx, key) => reconcile(key),
+  };
+}
+
+function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}

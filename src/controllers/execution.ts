@@ -1,0 +1,309 @@
+/**
+ * The execution controller (upstream's pkg/controllers/execution): applies each Work's
+ * manifests to its member cluster over the member's API, keeping what the member owns
+ * (resourceVersion, finalizers, owner references, labels and annotations others set, and the
+ * interpreter's Retain fields), refusing to take over objects Karmada did not create unless
+ * the Work says `overwrite`. A Work being deleted removes its member objects (or, with
+ * `preserveResourcesOnDeletion`, strips Karmada's marks from them) before its finalizer goes.
+ *
+ * In the controller manager it serves Push clusters; in an agent, its own Pull cluster. Each
+ * member has its own connection and concurrency limit, so a slow member only slows its Works.
+ */
+import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import { RESOURCES } from "../client/client.ts";
+import { prune } from "../interpreter/native/prune.ts";
+import type { ResourceInterpreter } from "../interpreter/types.ts";
+import { ANNOTATION, clusterOfExecutionSpace, executionSpace, FINALIZER, LABEL } from "../karmada/names.ts";
+import { KARMADA } from "../karmada/resources.ts";
+import type { ClusterObject } from "../karmada/types.ts";
+import { isNotFound } from "../machinery/errors.ts";
+import { jsonEqual } from "../machinery/merge-patch.ts";
+import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import type { Informer } from "../runtime/informer.ts";
+import { type Condition, setCondition } from "./cluster-status.ts";
+import type { ControllerContext, MemberConnection } from "./context.ts";
+
+export const EXECUTION_CONTROLLER = "execution-controller";
+
+/** Labels and annotations Karmada puts on member objects (removed when resources are preserved). */
+const KARMADA_LABELS = [
+  LABEL.ppPermanentId,
+  LABEL.cppPermanentId,
+  LABEL.rbPermanentId,
+  LABEL.crbPermanentId,
+  LABEL.workPermanentId,
+  LABEL.managed,
+];
+const KARMADA_ANNOTATIONS = [
+  ANNOTATION.ppNamespace,
+  ANNOTATION.ppName,
+  ANNOTATION.cppName,
+  ANNOTATION.managedAnnotations,
+  ANNOTATION.managedLabels,
+  ANNOTATION.rbNamespace,
+  ANNOTATION.rbName,
+  ANNOTATION.crbName,
+  ANNOTATION.templateUid,
+  ANNOTATION.templateGeneration,
+  ANNOTATION.workName,
+  ANNOTATION.workNamespace,
+  ANNOTATION.conflictResolution,
+];
+
+export function isClusterReady(cluster: ClusterObject | undefined): boolean {
+  return !!cluster?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+}
+
+/** Whether this controller instance serves the cluster: Push clusters, or the agent's own one. */
+export function servesCluster(cluster: ClusterObject | undefined, pullCluster: string | undefined): boolean {
+  if (!cluster) return false;
+  return pullCluster
+    ? cluster.metadata.name === pullCluster && cluster.spec?.syncMode === "Pull"
+    : cluster.spec?.syncMode !== "Pull";
+}
+
+export function manifestsOf(work: StoredObject): KubeObject[] {
+  const spec = isObject(work.spec) ? work.spec : {};
+  const workload = isObject(spec.workload) ? spec.workload : {};
+  return (Array.isArray(workload.manifests) ? workload.manifests : []).filter(isObject) as KubeObject[];
+}
+
+/**
+ * What to send for an object that exists in the member: the manifest, plus everything the
+ * member owns. Labels and annotations set by others are kept; ones Karmada managed before but
+ * no longer wants are dropped.
+ */
+export function desiredOver(
+  manifest: KubeObject,
+  observed: StoredObject,
+  interpreter: ResourceInterpreter,
+): KubeObject {
+  const desired = structuredClone(manifest);
+  desired.metadata ??= {};
+  const meta = desired.metadata;
+  const om = observed.metadata;
+  if (om.resourceVersion) meta.resourceVersion = om.resourceVersion;
+  if (om.finalizers) meta.finalizers = om.finalizers;
+  if (om.ownerReferences) meta.ownerReferences = om.ownerReferences;
+  const merge = (
+    mine: Record<string, string> | undefined,
+    theirs: Record<string, string> | undefined,
+    record: string | undefined,
+  ) => {
+    const managedBefore = new Set((record ?? "").split(",").filter(Boolean));
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(theirs ?? {})) if (!managedBefore.has(k)) out[k] = v;
+    return { ...out, ...mine };
+  };
+  meta.labels = merge(meta.labels, om.labels, om.annotations?.[ANNOTATION.managedLabels]);
+  meta.annotations = merge(meta.annotations, om.annotations, om.annotations?.[ANNOTATION.managedAnnotations]);
+  return interpreter.retain(desired, observed) ?? desired;
+}
+
+export function executionController(
+  ctx: ControllerContext,
+  interpreter: ResourceInterpreter,
+  agent: { pullCluster?: string } = {},
+): Controller {
+  const events = ctx.recorder(EXECUTION_CONTROLLER);
+  const works: Informer = ctx.informers.informer(
+    KARMADA.works,
+    // An agent sees only its own execution space.
+    agent.pullCluster ? { namespace: executionSpace(agent.pullCluster) } : {},
+  );
+  const clusters = ctx.informers.informer(RESOURCES.clusters);
+
+  async function memberRef(conn: MemberConnection, obj: KubeObject) {
+    return conn.client.resourceFor(String(obj.apiVersion), String(obj.kind));
+  }
+
+  async function getMember(conn: MemberConnection, obj: KubeObject): Promise<StoredObject | undefined> {
+    const ref = await memberRef(conn, obj);
+    try {
+      return await conn.client.get(
+        ref,
+        ref.namespaced ? obj.metadata?.namespace : undefined,
+        obj.metadata!.name!,
+      );
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async function apply(conn: MemberConnection, cluster: string, manifest: KubeObject): Promise<void> {
+    const ref = await memberRef(conn, manifest);
+    const observed = await getMember(conn, manifest);
+    if (!observed) {
+      await conn.client.create(ref, manifest);
+      return;
+    }
+    const managed = observed.metadata.labels?.[LABEL.managed] === "true";
+    const resolution = manifest.metadata?.annotations?.[ANNOTATION.conflictResolution];
+    if (!managed && resolution !== "overwrite") {
+      const where = observed.metadata.namespace
+        ? `${observed.metadata.namespace}/${observed.metadata.name}`
+        : observed.metadata.name;
+      throw new Error(
+        `resource(kind=${manifest.kind}, ${where}) already exists in the cluster ${cluster} and the ${ANNOTATION.conflictResolution} strategy value is empty, Karmada will not manage this resource`,
+      );
+    }
+    const desired = desiredOver(manifest, observed, interpreter);
+    const current = prune(observed);
+    const wanted = prune(desired);
+    if (jsonEqual(current, wanted)) return;
+    await conn.client.update(ref, desired);
+  }
+
+  async function removeFromMember(
+    conn: MemberConnection,
+    manifest: KubeObject,
+    preserve: boolean,
+  ): Promise<void> {
+    const observed = await getMember(conn, manifest);
+    if (!observed) return;
+    const ref = await memberRef(conn, manifest);
+    if (preserve) {
+      const labels = Object.fromEntries(
+        KARMADA_LABELS.filter((k) => observed.metadata.labels?.[k] !== undefined).map((k) => [k, null]),
+      );
+      const annotations = Object.fromEntries(
+        KARMADA_ANNOTATIONS.filter((k) => observed.metadata.annotations?.[k] !== undefined).map((k) => [
+          k,
+          null,
+        ]),
+      );
+      await conn.client.patch(ref, observed.metadata.namespace, observed.metadata.name!, "merge", {
+        metadata: { labels, annotations },
+      });
+      return;
+    }
+    // Objects Karmada did not create are left alone.
+    if (observed.metadata.labels?.[LABEL.managed] !== "true") return;
+    try {
+      await conn.client.delete(ref, observed.metadata.namespace, observed.metadata.name!, {
+        propagationPolicy: "Background",
+      });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  async function setConditions(work: StoredObject, updates: Condition[]): Promise<void> {
+    const status = isObject(work.status) ? work.status : {};
+    let conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
+    const stamp = rfc3339(ctx.now());
+    for (const c of updates) conditions = setCondition(conditions, c, stamp);
+    if (jsonEqual(conditions, status.conditions ?? [])) return;
+    await ctx.client.updateStatus(KARMADA.works, { ...work, status: { ...status, conditions } });
+  }
+
+  async function finalize(work: StoredObject, cluster: ClusterObject | undefined): Promise<void> {
+    if (!work.metadata.finalizers?.includes(FINALIZER.execution)) return;
+    const spec = isObject(work.spec) ? work.spec : {};
+    if (cluster && !cluster.metadata.deletionTimestamp) {
+      if (!isClusterReady(cluster)) throw new Error(`cluster(${cluster.metadata.name}) not ready`);
+      const conn = await ctx.members.connect(cluster);
+      for (const m of manifestsOf(work))
+        await removeFromMember(conn, m, spec.preserveResourcesOnDeletion === true);
+    }
+    await ctx.client.patch(KARMADA.works, work.metadata.namespace, work.metadata.name!, "json", [
+      { op: "test", path: "/metadata/resourceVersion", value: work.metadata.resourceVersion },
+      {
+        op: "replace",
+        path: "/metadata/finalizers",
+        value: work.metadata.finalizers.filter((f) => f !== FINALIZER.execution),
+      },
+    ]);
+  }
+
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const [ns, name] = key.split("/") as [string, string];
+    const clusterName = clusterOfExecutionSpace(ns);
+    if (!clusterName) return undefined;
+    const work = works.get(ns, name);
+    if (!work) return undefined;
+    const cluster = clusters.get(undefined, clusterName) as ClusterObject | undefined;
+    if (agent.pullCluster ? clusterName !== agent.pullCluster : cluster?.spec?.syncMode === "Pull")
+      return undefined;
+    if (work.metadata.deletionTimestamp) {
+      await finalize(work, cluster);
+      return undefined;
+    }
+    if (!cluster || !servesCluster(cluster, agent.pullCluster)) return undefined;
+    const spec = isObject(work.spec) ? work.spec : {};
+    if (spec.suspendDispatching === true) {
+      await setConditions(work, [
+        {
+          type: "Dispatching",
+          status: "False",
+          reason: "SuspendDispatching",
+          message: "Work dispatching is in a suspended state.",
+        },
+      ]);
+      return undefined;
+    }
+    const dispatching: Condition = {
+      type: "Dispatching",
+      status: "True",
+      reason: "Dispatching",
+      message: "Work is being dispatched to member clusters.",
+    };
+    if (!isClusterReady(cluster)) throw new Error(`cluster(${clusterName}) not ready`);
+    const conn = await ctx.members.connect(cluster);
+    const manifests = manifestsOf(work);
+    const errors: string[] = [];
+    for (const m of manifests) {
+      try {
+        await apply(conn, clusterName, m);
+      } catch (err) {
+        errors.push((err as { status?: { message?: string } }).status?.message ?? (err as Error).message);
+      }
+    }
+    const applied: Condition =
+      errors.length === 0
+        ? {
+            type: "Applied",
+            status: "True",
+            reason: "AppliedSuccessful",
+            message: "Manifest has been successfully applied",
+          }
+        : {
+            type: "Applied",
+            status: "False",
+            reason: "AppliedFailed",
+            message: `Failed to apply all manifests (${manifests.length - errors.length}/${manifests.length}): ${errors.join(", ")}`,
+          };
+    await setConditions(work, [dispatching, applied]);
+    if (errors.length > 0) {
+      events.event(work, "Warning", "SyncFailed", applied.message!);
+      throw new Error(applied.message);
+    }
+    return undefined;
+  }
+
+  return {
+    name: "execution",
+    for: works,
+    workers: 8,
+    // Status writes (ours and work-status') do not call for another apply.
+    updateFilter: (old, obj) =>
+      old.metadata.generation !== obj.metadata.generation ||
+      old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp,
+    watches: [
+      {
+        // A cluster turning Ready gets its Works applied.
+        informer: clusters,
+        updateFilter: (old, obj) =>
+          isClusterReady(old as ClusterObject) !== isClusterReady(obj as ClusterObject),
+        map: (c) =>
+          isClusterReady(c as ClusterObject)
+            ? works
+                .list(`karmada-es-${c.metadata.name}`)
+                .map((w) => `${w.metadata.namespace}/${w.metadata.name}`)
+            : [],
+      },
+    ],
+    reconcile: (_rctx, key) => reconcile(key),
+  };
+}

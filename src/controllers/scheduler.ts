@@ -1,0 +1,234 @@
+/**
+ * The scheduler as a controller (upstream's karmada-scheduler around our pure core): decides
+ * whether a binding needs scheduling, runs `schedule`, and writes the result as upstream does
+ * (`spec.clusters` and the applied-placement annotation, then the `Scheduled` condition,
+ * `schedulerObservedGeneration`, `lastScheduledTime`, events on binding and template).
+ * Beyond upstream, the decision's explanation (per cluster: passed, or which filter and why,
+ * with capacity figures) is kept in the binding's annotation
+ * `scheduler.karmada-ts.io/explanation` and summarised in the events.
+ */
+import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import { RESOURCES } from "../client/client.ts";
+import { ANNOTATION, LABEL } from "../karmada/names.ts";
+import { KARMADA } from "../karmada/resources.ts";
+import type { BindingSpec, ClusterObject, TargetCluster } from "../karmada/types.ts";
+import { isNotFound } from "../machinery/errors.ts";
+import { jsonEqual } from "../machinery/merge-patch.ts";
+import { clusterMatches } from "../policy/cluster-affinity.ts";
+import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { explanationText } from "../scheduler/core/explanation.ts";
+import { needsScheduling } from "../scheduler/core/needs-scheduling.ts";
+import { schedule } from "../scheduler/core/schedule.ts";
+import { ScheduleError, type ScheduleExplanation } from "../scheduler/core/types.ts";
+import { type Condition, setCondition } from "./cluster-status.ts";
+import type { ControllerContext } from "./context.ts";
+
+export const SCHEDULER_NAME = "default-scheduler";
+export const EXPLANATION_ANNOTATION = "scheduler.karmada-ts.io/explanation";
+
+type Binding = StoredObject & { spec: BindingSpec };
+
+/** Whether this scheduler takes the binding (upstream's binding filter). */
+export function schedulable(binding: StoredObject): boolean {
+  const spec = (isObject(binding.spec) ? binding.spec : {}) as Partial<BindingSpec>;
+  if ((spec.schedulerName || SCHEDULER_NAME) !== SCHEDULER_NAME) return false;
+  if (spec.suspension?.scheduling === true) return false;
+  const labels = binding.metadata.labels ?? {};
+  return !!(labels[LABEL.ppPermanentId] || labels[LABEL.cppPermanentId] || labels[LABEL.managedBy]);
+}
+
+/** Whether the binding's last scheduling succeeded. */
+function scheduled(b: StoredObject): boolean {
+  const conditions = (
+    isObject(b.status) && Array.isArray(b.status.conditions) ? b.status.conditions : []
+  ) as Condition[];
+  return conditions.some((c) => c.type === "Scheduled" && c.status === "True");
+}
+
+const resultText = (clusters: readonly TargetCluster[]): string =>
+  `{${clusters.map((c) => `${c.name}:${c.replicas ?? 0}`).join(", ")}}`;
+
+export function schedulerController(ctx: ControllerContext, clusterScoped: boolean): Controller {
+  const events = ctx.recorder(SCHEDULER_NAME);
+  const ref = clusterScoped ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+  const bindings = ctx.informers.informer(ref);
+  const clusters = ctx.informers.informer(RESOURCES.clusters);
+
+  async function templateOf(binding: Binding): Promise<StoredObject | undefined> {
+    const r = binding.spec.resource;
+    try {
+      const tref = await ctx.client.resourceFor(r.apiVersion, r.kind);
+      return await ctx.client.get(tref, r.namespace, r.name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async function writeStatus(
+    binding: Binding,
+    condition: Omit<Condition, "lastTransitionTime">,
+    extra: Record<string, unknown>,
+  ) {
+    const status = isObject(binding.status) ? binding.status : {};
+    const conditions = setCondition(
+      (Array.isArray(status.conditions) ? status.conditions : []) as Condition[],
+      condition,
+      rfc3339(ctx.now()),
+    );
+    const next = { ...status, ...extra, conditions };
+    if (jsonEqual(next, status)) return;
+    await ctx.client.patch(
+      ref,
+      binding.metadata.namespace,
+      binding.metadata.name!,
+      "merge",
+      { status: next },
+      { subresource: "status" },
+    );
+  }
+
+  function explanationJson(e: ScheduleExplanation): string {
+    return JSON.stringify(e);
+  }
+
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const [ns, name] = key.includes("/") ? (key.split("/") as [string, string]) : [undefined, key];
+    const binding = bindings.get(ns, name) as Binding | undefined;
+    if (!binding || binding.metadata.deletionTimestamp || !schedulable(binding)) return undefined;
+    const all = clusters.list() as ClusterObject[];
+    const status = (isObject(binding.status) ? binding.status : {}) as Record<string, unknown>;
+    const trigger = needsScheduling(binding as never, all);
+    if (!trigger) {
+      if (status.schedulerObservedGeneration !== binding.metadata.generation) {
+        await ctx.client.patch(
+          ref,
+          ns,
+          name,
+          "merge",
+          { status: { schedulerObservedGeneration: binding.metadata.generation } },
+          {
+            subresource: "status",
+          },
+        );
+      }
+      return undefined;
+    }
+    const template = await templateOf(binding);
+    try {
+      const result = schedule({
+        binding: {
+          ...(ns ? { namespace: ns } : {}),
+          name,
+          spec: binding.spec,
+          status: status as { schedulerObservingAffinityName?: string; lastScheduledTime?: string },
+        },
+        clusters: all,
+      });
+      const updated = await ctx.client.patch(ref, ns, name, "merge", {
+        metadata: {
+          annotations: {
+            [ANNOTATION.appliedPlacement]: JSON.stringify(binding.spec.placement ?? {}),
+            [EXPLANATION_ANNOTATION]: explanationJson(result.explanation),
+          },
+        },
+        spec: { clusters: result.clusters },
+      });
+      await writeStatus(
+        updated as Binding,
+        {
+          type: "Scheduled",
+          status: "True",
+          reason: "Success",
+          message: "Binding has been scheduled successfully.",
+        },
+        {
+          schedulerObservedGeneration: updated.metadata.generation,
+          lastScheduledTime: rfc3339(ctx.now()),
+          ...(result.affinityName ? { schedulerObservingAffinityName: result.affinityName } : {}),
+        },
+      );
+      const message = `Binding has been scheduled successfully. Result: ${resultText(result.clusters)}`;
+      events.event(binding, "Normal", "ScheduleBindingSucceed", message);
+      if (template) events.event(template, "Normal", "ScheduleBindingSucceed", message);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof ScheduleError)) throw err;
+      const patch: Record<string, unknown> = {
+        metadata: { annotations: { [EXPLANATION_ANNOTATION]: explanationJson(err.explanation) } },
+      };
+      // A no-fit clears the placement, as upstream: the Works go.
+      if (err.clearsClusters) {
+        patch.spec = { clusters: null };
+        (patch.metadata as { annotations: Record<string, string> }).annotations[ANNOTATION.appliedPlacement] =
+          JSON.stringify(binding.spec.placement ?? {});
+      }
+      const updated = await ctx.client.patch(ref, ns, name, "merge", patch);
+      await writeStatus(
+        updated as Binding,
+        { type: "Scheduled", status: "False", reason: err.reason, message: err.message },
+        {},
+      );
+      const detail = explanationText(err.explanation).join("; ");
+      events.event(
+        binding,
+        "Warning",
+        "ScheduleBindingFailed",
+        `${err.message}${detail ? ` (${detail})` : ""}`,
+      );
+      if (template) events.event(template, "Warning", "ScheduleBindingFailed", err.message);
+      // Fit errors wait for a cluster change; others are retried with backoff.
+      if (err.reason === "NoClusterFit") return undefined;
+      throw err;
+    }
+  }
+
+  /** A cluster's spec or labels changed: bindings whose affinity it (now or then) matches are looked at again. */
+  const affected = (c: StoredObject): string[] =>
+    bindings
+      .list()
+      .filter((b) => schedulable(b))
+      .filter((b) => {
+        const spec = b.spec as BindingSpec;
+        const placement = spec.placement;
+        if (placement?.clusterAffinities?.length) return true;
+        return clusterMatches(c as ClusterObject, placement?.clusterAffinity);
+      })
+      .map((b) => (b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!));
+
+  return {
+    name: clusterScoped ? "scheduler-crb" : "scheduler-rb",
+    for: bindings,
+    workers: 1,
+    updateFilter: (old, obj) => old.metadata.generation !== obj.metadata.generation,
+    watches: [
+      {
+        informer: clusters,
+        updateFilter: (old, obj) =>
+          old.metadata.generation !== obj.metadata.generation ||
+          !jsonEqual(old.metadata.labels, obj.metadata.labels) ||
+          old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp,
+        map: affected,
+      },
+      {
+        // Beyond upstream: a binding that found no cluster serving its API (a CRD still on
+        // its way to the members) is tried again when a cluster's API enablements change,
+        // instead of waiting for an unrelated spec change.
+        informer: clusters,
+        updateFilter: (old, obj) =>
+          !jsonEqual(
+            (old.status as { apiEnablements?: unknown } | undefined)?.apiEnablements,
+            (obj.status as { apiEnablements?: unknown } | undefined)?.apiEnablements,
+          ),
+        map: () =>
+          bindings
+            .list()
+            .filter((b) => schedulable(b) && !scheduled(b))
+            .map((b) =>
+              b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!,
+            ),
+      },
+    ],
+    reconcile: (_rctx, key) => reconcile(key),
+  };
+}

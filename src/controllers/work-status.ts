@@ -1,0 +1,187 @@
+/**
+ * The work status controller (upstream's work_status_controller): watches the objects Karmada
+ * applied in each member (label `karmada.io/managed=true`, one informer per cluster and
+ * resource, started when a Work first needs it) and records in their Work what the member
+ * reports: the reflected status and the health, through the resource interpreter.
+ * In the controller manager it serves Push clusters; in an agent, its own Pull cluster.
+ */
+import { isObject, type KubeObject, type StoredObject } from "../api/meta.ts";
+import { RESOURCES, type ResourceRef } from "../client/client.ts";
+import type { Health, ResourceInterpreter } from "../interpreter/types.ts";
+import { ANNOTATION, clusterOfExecutionSpace, executionSpace, LABEL } from "../karmada/names.ts";
+import { KARMADA } from "../karmada/resources.ts";
+import type { ClusterObject } from "../karmada/types.ts";
+import { jsonEqual } from "../machinery/merge-patch.ts";
+import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { Informer } from "../runtime/informer.ts";
+import type { ControllerContext } from "./context.ts";
+import { isClusterReady, manifestsOf, servesCluster } from "./execution.ts";
+
+export const WORK_STATUS_CONTROLLER = "work-status-controller";
+
+interface MemberWatch {
+  informer: Informer;
+  ref: ResourceRef;
+}
+
+/** `manifestStatuses[].identifier` of a manifest, as upstream builds it. */
+export function identifierOf(
+  manifest: KubeObject,
+  ordinal: number,
+  resource?: string,
+): Record<string, unknown> {
+  const [group, version] = String(manifest.apiVersion).includes("/")
+    ? String(manifest.apiVersion).split("/")
+    : ["", String(manifest.apiVersion)];
+  return {
+    ordinal,
+    group,
+    version,
+    kind: manifest.kind,
+    ...(resource ? { resource } : {}),
+    ...(manifest.metadata?.namespace ? { namespace: manifest.metadata.namespace } : {}),
+    name: manifest.metadata?.name,
+  };
+}
+
+export function workStatusController(
+  ctx: ControllerContext,
+  interpreter: ResourceInterpreter,
+  agent: { pullCluster?: string } = {},
+): Controller {
+  const works = ctx.informers.informer(
+    KARMADA.works,
+    // An agent sees only its own execution space.
+    agent.pullCluster ? { namespace: executionSpace(agent.pullCluster) } : {},
+  );
+  const clusters = ctx.informers.informer(RESOURCES.clusters);
+  /** cluster → `apiVersion|kind` → watch of managed objects in that member. */
+  const watches = new Map<string, { endpoint: string; byKind: Map<string, Promise<MemberWatch>> }>();
+  let enqueue: (key: string) => void = () => {};
+
+  function stopCluster(name: string): void {
+    const w = watches.get(name);
+    if (!w) return;
+    for (const p of w.byKind.values()) p.then((m) => m.informer.stop()).catch(() => {});
+    watches.delete(name);
+  }
+
+  /** The member watch of a manifest's kind, started on first use (and restarted when the cluster moves). */
+  async function memberWatch(cluster: ClusterObject, manifest: KubeObject): Promise<MemberWatch> {
+    const name = cluster.metadata.name!;
+    const endpoint = String(cluster.spec?.apiEndpoint ?? "");
+    let w = watches.get(name);
+    if (w && w.endpoint !== endpoint) {
+      stopCluster(name);
+      w = undefined;
+    }
+    if (!w) {
+      w = { endpoint, byKind: new Map() };
+      watches.set(name, w);
+    }
+    const kindKey = `${manifest.apiVersion}|${manifest.kind}`;
+    let p = w.byKind.get(kindKey);
+    if (!p) {
+      p = (async () => {
+        const conn = await ctx.members.connect(cluster);
+        const ref = await conn.client.resourceFor(String(manifest.apiVersion), String(manifest.kind));
+        const informer = new Informer(conn.client, ref, {
+          labelSelector: `${LABEL.managed}=true`,
+          log: ctx.log,
+        });
+        const toWork = (o: StoredObject) => {
+          const a = o.metadata.annotations ?? {};
+          const wns = a[ANNOTATION.workNamespace];
+          const wname = a[ANNOTATION.workName];
+          if (wns && wname && clusterOfExecutionSpace(wns) === name) enqueue(`${wns}/${wname}`);
+        };
+        informer.addHandler({ onAdd: toWork, onUpdate: (_o, n) => toWork(n), onDelete: toWork });
+        informer.start();
+        return { informer, ref };
+      })();
+      p.catch(() => w?.byKind.delete(kindKey));
+      w.byKind.set(kindKey, p);
+    }
+    return p;
+  }
+
+  function statusOf(observed: StoredObject): { status?: Record<string, unknown>; health: Health } {
+    let reflected: Record<string, unknown> | null | undefined;
+    try {
+      reflected = interpreter.reflectStatus(observed);
+    } catch (err) {
+      // Upstream retries forever here (e.g. a member object without the template-generation
+      // annotation); we record the health and leave the status out until it can be read.
+      ctx.log.debug("work-status: status not reflected", {
+        name: observed.metadata.name,
+        err: (err as Error).message,
+      });
+      reflected = null;
+    }
+    const status =
+      reflected === undefined
+        ? isObject(observed.status)
+          ? observed.status
+          : undefined
+        : (reflected ?? undefined);
+    let health: Health;
+    try {
+      health = interpreter.interpretHealth(observed) ?? "Healthy";
+    } catch {
+      health = "Unknown";
+    }
+    return { ...(status && Object.keys(status).length > 0 ? { status } : {}), health };
+  }
+
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const [ns, name] = key.split("/") as [string, string];
+    const clusterName = clusterOfExecutionSpace(ns);
+    if (!clusterName) return undefined;
+    const work = works.get(ns, name);
+    const cluster = clusters.get(undefined, clusterName) as ClusterObject | undefined;
+    if (!work || work.metadata.deletionTimestamp || !cluster || !servesCluster(cluster, agent.pullCluster))
+      return undefined;
+    if (!isClusterReady(cluster)) return undefined;
+    const manifestStatuses: unknown[] = [];
+    let waiting = false;
+    for (const [ordinal, m] of manifestsOf(work).entries()) {
+      const watch = await memberWatch(cluster, m);
+      if (!watch.informer.hasSynced()) {
+        waiting = true;
+        continue;
+      }
+      const observed = watch.informer.get(
+        watch.ref.namespaced ? m.metadata?.namespace : undefined,
+        m.metadata!.name!,
+      );
+      if (!observed) continue;
+      manifestStatuses.push({
+        identifier: identifierOf(m, ordinal, watch.ref.resource),
+        ...statusOf(observed),
+      });
+    }
+    if (waiting) return { requeueAfterMs: 200 };
+    const status = isObject(work.status) ? work.status : {};
+    if (jsonEqual(status.manifestStatuses ?? [], manifestStatuses)) return undefined;
+    const next = { ...status, manifestStatuses };
+    if (manifestStatuses.length === 0) delete (next as Record<string, unknown>).manifestStatuses;
+    await ctx.client.updateStatus(KARMADA.works, { ...work, status: next });
+    return undefined;
+  }
+
+  return {
+    name: "work-status",
+    for: works,
+    workers: 8,
+    start(add) {
+      enqueue = add;
+      clusters.addHandler({
+        onDelete: (c) => stopCluster(c.metadata.name!),
+      });
+    },
+    stop() {
+      for (const name of [...watches.keys()]) stopCluster(name);
+    },
+    reconcile: (_rctx, key) => reconcile(key),
+  };
+}
