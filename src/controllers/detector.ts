@@ -10,7 +10,7 @@
  * what upstream's watch-everything-plus-waiting-list achieves.
  */
 import { isObject, type KubeObject, type StoredObject } from "../api/meta.ts";
-import type { ResourceRef } from "../client/client.ts";
+import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import type { ResourceInterpreter } from "../interpreter/types.ts";
 import { ANNOTATION, bindingName, FINALIZER, isReservedNamespace, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
@@ -89,6 +89,7 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
   const crbs = ctx.informers.informer(KARMADA.clusterResourceBindings, {
     indexers: { [CLAIM_INDEX]: byPolicy },
   });
+  const crds = ctx.informers.informer(RESOURCES.customresourcedefinitions);
   const kinds = new Map<string, Kind>();
   const pending = new Map<string, Promise<Kind | undefined>>();
   let enqueue: (key: string) => void = () => {};
@@ -427,6 +428,19 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
           onDelete: handle,
         });
       }
+      // A kind a policy names may only be served later (its CRD applied after the policy).
+      // Coalesced: a burst of CRD events (a start-up list) re-evaluates the policies once.
+      let pendingKinds: NodeJS.Timeout | undefined;
+      const kindsAppeared = (): void => {
+        if (pendingKinds) return;
+        pendingKinds = setTimeout(() => {
+          pendingKinds = undefined;
+          for (const p of pps.list()) onPolicy(false)(p);
+          for (const p of cpps.list()) onPolicy(true)(p);
+        }, 100);
+        pendingKinds.unref?.();
+      };
+      crds.addHandler({ onAdd: kindsAppeared, onUpdate: kindsAppeared });
     },
     reconcile: (_rctx, key) => reconcile(key),
   };

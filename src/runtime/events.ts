@@ -14,11 +14,21 @@ export interface EventRecorder {
   event(obj: KubeObject, type: EventType, reason: string, message: string): void;
 }
 
+/** How many recent events a recorder remembers, so that a repeat is one PATCH (client-go keeps such a cache too). */
+const REMEMBERED = 4096;
+
 export function eventRecorder(
   client: Client,
   component: string,
   deps: { now: () => number; log: Logger },
 ): EventRecorder {
+  /** `namespace/name` → the count last written. Map order is insertion order: the oldest go first. */
+  const counts = new Map<string, number>();
+  const remember = (key: string, count: number): void => {
+    counts.delete(key);
+    counts.set(key, count);
+    if (counts.size > REMEMBERED) counts.delete(counts.keys().next().value!);
+  };
   return {
     event(obj, type, reason, message) {
       const meta = obj.metadata ?? {};
@@ -30,15 +40,22 @@ export function eventRecorder(
         .slice(0, 16);
       const name = `${meta.name}.${id}`;
       const now = deps.now();
+      const key = `${namespace}/${name}`;
       const write = async (): Promise<void> => {
         try {
-          const existing = await client.get(RESOURCES.events, namespace, name);
+          let count = counts.get(key);
+          if (count === undefined) {
+            const existing = await client.get(RESOURCES.events, namespace, name);
+            count = (existing.count as number | undefined) ?? 1;
+          }
+          remember(key, count + 1);
           await client.patch(RESOURCES.events, namespace, name, "merge", {
-            count: ((existing.count as number | undefined) ?? 1) + 1,
+            count: count + 1,
             lastTimestamp: rfc3339(now),
           });
         } catch (err) {
           if (!isNotFound(err)) throw err;
+          remember(key, 1);
           await client.create(RESOURCES.events, {
             apiVersion: "v1",
             kind: "Event",
