@@ -8,7 +8,6 @@
 import { randomUUID } from "node:crypto";
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
-import { prune } from "../interpreter/native/prune.ts";
 import type { ResourceInterpreter } from "../interpreter/types.ts";
 import {
   ANNOTATION,
@@ -26,6 +25,7 @@ import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.t
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { ControllerContext } from "./context.ts";
+import { createOrUpdateWork, workManifest } from "./work.ts";
 
 export const BINDING_CONTROLLER = "binding-controller";
 export const CLUSTER_BINDING_CONTROLLER = "cluster-resource-binding-controller";
@@ -177,23 +177,10 @@ export function bindingController(
       [ANNOTATION.workNamespace]: executionSpace(cluster),
       [ANNOTATION.conflictResolution]: resolution,
     };
-    const pruned = prune(obj);
-    pruned.metadata ??= {};
-    const pm = pruned.metadata;
-    pm.labels = { ...pm.labels, [LABEL.workPermanentId]: workId };
-    const managedAnnotations = [
-      ...new Set([
-        ...Object.keys(pm.annotations ?? {}),
-        ANNOTATION.managedAnnotations,
-        ANNOTATION.managedLabels,
-      ]),
-    ].sort();
-    pm.annotations = {
-      ...pm.annotations,
-      [ANNOTATION.managedAnnotations]: managedAnnotations.join(","),
-      [ANNOTATION.managedLabels]: Object.keys(pm.labels).sort().join(","),
+    return {
+      manifest: workManifest(obj, workId),
+      annotations: { ...bindingAnnotations, ...workAnnotations },
     };
-    return { manifest: pruned, annotations: { ...bindingAnnotations, ...workAnnotations } };
   }
 
   async function ensureWork(
@@ -219,40 +206,13 @@ export function bindingController(
     };
     const labels = { [idLabel]: binding.metadata.labels?.[idLabel] ?? "", [LABEL.workPermanentId]: workId };
     const allAnnotations = { ...annotations, [ANNOTATION.conflictResolution]: resolution };
-    if (!existing) {
-      await ctx.client.create(KARMADA.works, {
-        apiVersion: "work.karmada.io/v1alpha1",
-        kind: "Work",
-        metadata: {
-          name: wname,
-          namespace: ns,
-          finalizers: [FINALIZER.execution],
-          labels,
-          annotations: allAnnotations,
-        },
-        spec: workSpec,
-      });
-      return;
-    }
-    if (existing.metadata.deletionTimestamp) throw new Error(`work ${ns}/${wname} is being deleted`);
-    // Annotations recording overrides that no longer apply are dropped.
-    const keepAnnotations = Object.fromEntries(
-      Object.entries(existing.metadata.annotations ?? {}).filter(
-        ([k]) => k !== ANNOTATION.appliedOverrides && k !== ANNOTATION.appliedClusterOverrides,
-      ),
-    );
-    const next = {
-      ...existing,
-      metadata: {
-        ...existing.metadata,
-        labels: { ...existing.metadata.labels, ...labels },
-        annotations: { ...keepAnnotations, ...allAnnotations },
-        finalizers: [...new Set([...(existing.metadata.finalizers ?? []), FINALIZER.execution])],
-      },
+    await createOrUpdateWork(ctx, existing, {
+      namespace: ns,
+      name: wname,
+      labels,
+      annotations: allAnnotations,
       spec: workSpec,
-    };
-    if (jsonEqual(next.metadata, existing.metadata) && jsonEqual(next.spec, existing.spec)) return;
-    await ctx.client.update(KARMADA.works, next);
+    });
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {

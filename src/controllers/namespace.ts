@@ -7,21 +7,13 @@
 import { randomUUID } from "node:crypto";
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
-import { prune } from "../interpreter/native/prune.ts";
-import {
-  ANNOTATION,
-  executionSpace,
-  FINALIZER,
-  isReservedNamespace,
-  LABEL,
-  workName,
-} from "../karmada/names.ts";
+import { ANNOTATION, executionSpace, isReservedNamespace, LABEL, workName } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject, OverrideSpec } from "../karmada/types.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
 import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { ControllerContext } from "./context.ts";
+import { createOrUpdateWork, workManifest } from "./work.ts";
 
 const SKIPPED = /^kube-.*$/;
 
@@ -55,24 +47,8 @@ export function namespaceController(ctx: ControllerContext): Controller {
       [ANNOTATION.workName]: wname,
       [ANNOTATION.workNamespace]: wns,
     };
-    const pruned = prune(manifest);
-    pruned.metadata ??= {};
-    const pm = pruned.metadata;
     const workId = existing?.metadata.labels?.[LABEL.workPermanentId] ?? randomUUID();
-    pm.labels = { ...pm.labels, [LABEL.workPermanentId]: workId };
-    pm.annotations = {
-      ...pm.annotations,
-      [ANNOTATION.managedAnnotations]: [
-        ...new Set([
-          ...Object.keys(pm.annotations ?? {}),
-          ANNOTATION.managedAnnotations,
-          ANNOTATION.managedLabels,
-        ]),
-      ]
-        .sort()
-        .join(","),
-      [ANNOTATION.managedLabels]: Object.keys(pm.labels).sort().join(","),
-    };
+    const pruned = workManifest(manifest, workId);
     const applied = appliedOverridesAnnotation(overridden.appliedClusterOverrides ?? []);
     const annotations = applied ? { [ANNOTATION.appliedClusterOverrides]: applied } : {};
     const spec = { workload: { manifests: [pruned] } };
@@ -84,35 +60,15 @@ export function namespaceController(ctx: ControllerContext): Controller {
       controller: true,
       blockOwnerDeletion: true,
     };
-    if (!existing) {
-      await ctx.client.create(KARMADA.works, {
-        apiVersion: "work.karmada.io/v1alpha1",
-        kind: "Work",
-        metadata: {
-          name: wname,
-          namespace: wns,
-          finalizers: [FINALIZER.execution],
-          ownerReferences: [owner],
-          labels: { [LABEL.workPermanentId]: workId },
-          annotations,
-        },
-        spec,
-      });
-      return;
-    }
-    if (existing.metadata.deletionTimestamp) return;
-    const kept = Object.fromEntries(
-      Object.entries(existing.metadata.annotations ?? {}).filter(
-        ([k]) => k !== ANNOTATION.appliedClusterOverrides,
-      ),
-    );
-    const next = {
-      ...existing,
-      metadata: { ...existing.metadata, annotations: { ...kept, ...annotations } },
+    if (existing?.metadata.deletionTimestamp) return;
+    await createOrUpdateWork(ctx, existing, {
+      namespace: wns,
+      name: wname,
+      labels: { [LABEL.workPermanentId]: workId },
+      annotations,
+      ownerReferences: [owner],
       spec,
-    };
-    if (jsonEqual(next.spec, existing.spec) && jsonEqual(next.metadata, existing.metadata)) return;
-    await ctx.client.update(KARMADA.works, next);
+    });
   }
 
   async function reconcile(name: string): Promise<ReconcileResult> {

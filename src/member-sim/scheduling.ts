@@ -11,9 +11,9 @@
  * a priority).
  */
 import type { StoredObject } from "../api/meta.ts";
+import { requirementMatches } from "../machinery/node-selector.ts";
 import { parseQuantity } from "../machinery/quantity.ts";
 import type {
-  NodeSelectorRequirement,
   NodeSelectorTerm,
   NodeSpec,
   NodeStatus,
@@ -90,29 +90,6 @@ export function tolerates(tolerations: readonly Toleration[] | undefined, taint:
     if (t.key !== taint.key) return false;
     return t.operator === "Exists" || (t.value ?? "") === (taint.value ?? "");
   });
-}
-
-function requirementMatches(r: NodeSelectorRequirement, value: string | undefined): boolean {
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-    case "Lt": {
-      if (value === undefined || !/^-?\d+$/.test(value) || values.length !== 1) return false;
-      const n = Number(value);
-      const bound = Number(values[0]);
-      return r.operator === "Gt" ? n > bound : n < bound;
-    }
-    default:
-      return false;
-  }
 }
 
 /** A node selector term: every expression on labels and every field (only metadata.name) must hold. */

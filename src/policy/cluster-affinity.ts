@@ -6,6 +6,7 @@
 
 import type { ClusterAffinity, ClusterObject, NodeSelectorRequirement } from "../karmada/types.ts";
 import { fromLabelSelector, matches } from "../machinery/labels.ts";
+import { requirementMatches } from "../machinery/node-selector.ts";
 
 /** A requirement upstream's selector parser rejects (wrong value count) matches nothing. */
 function wellFormed(r: NodeSelectorRequirement): boolean {
@@ -13,22 +14,6 @@ function wellFormed(r: NodeSelectorRequirement): boolean {
   if (r.operator === "In" || r.operator === "NotIn") return n > 0;
   if (r.operator === "Exists" || r.operator === "DoesNotExist") return n === 0;
   return true;
-}
-
-function requirementHolds(r: NodeSelectorRequirement, value: string | undefined): boolean {
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    default:
-      return false;
-  }
 }
 
 function zonesHold(r: NodeSelectorRequirement, zones: readonly string[]): boolean {
@@ -71,7 +56,7 @@ export function clusterMatches(cluster: ClusterObject, affinity: ClusterAffinity
     const ok =
       r.key === "zone"
         ? zonesHold(r, clusterZones(cluster))
-        : requirementHolds(
+        : requirementMatches(
             r,
             r.key === "provider"
               ? spec.provider || undefined

@@ -1,0 +1,82 @@
+/**
+ * Writing Works, shared by the binding and namespace controllers (upstream's
+ * CreateOrUpdateWork): the manifest pruned and stamped with the Work's permanent id and the
+ * managed-labels / managed-annotations bookkeeping, then the Work created, or updated only
+ * when something changed. Applied-overrides annotations that no longer apply are dropped.
+ */
+import type { KubeObject, OwnerReference, StoredObject } from "../api/meta.ts";
+import { prune } from "../interpreter/native/prune.ts";
+import { ANNOTATION, FINALIZER, LABEL } from "../karmada/names.ts";
+import { KARMADA } from "../karmada/resources.ts";
+import { jsonEqual } from "../machinery/merge-patch.ts";
+import type { ControllerContext } from "./context.ts";
+
+/** The manifest as it travels in a Work: pruned, with the Work's id and Karmada's bookkeeping. */
+export function workManifest(obj: KubeObject, workId: string): KubeObject {
+  const pruned = prune(obj);
+  pruned.metadata ??= {};
+  const meta = pruned.metadata;
+  meta.labels = { ...meta.labels, [LABEL.workPermanentId]: workId };
+  const annotationKeys = new Set([
+    ...Object.keys(meta.annotations ?? {}),
+    ANNOTATION.managedAnnotations,
+    ANNOTATION.managedLabels,
+  ]);
+  meta.annotations = {
+    ...meta.annotations,
+    [ANNOTATION.managedAnnotations]: [...annotationKeys].sort().join(","),
+    [ANNOTATION.managedLabels]: Object.keys(meta.labels).sort().join(","),
+  };
+  return pruned;
+}
+
+export interface WorkToWrite {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  spec: Record<string, unknown>;
+}
+
+const OVERRIDE_RECORDS = [ANNOTATION.appliedOverrides, ANNOTATION.appliedClusterOverrides] as string[];
+
+export async function createOrUpdateWork(
+  ctx: ControllerContext,
+  existing: StoredObject | undefined,
+  work: WorkToWrite,
+): Promise<void> {
+  if (!existing) {
+    await ctx.client.create(KARMADA.works, {
+      apiVersion: "work.karmada.io/v1alpha1",
+      kind: "Work",
+      metadata: {
+        name: work.name,
+        namespace: work.namespace,
+        finalizers: [FINALIZER.execution],
+        labels: work.labels,
+        annotations: work.annotations,
+        ...(work.ownerReferences ? { ownerReferences: work.ownerReferences } : {}),
+      },
+      spec: work.spec,
+    });
+    return;
+  }
+  if (existing.metadata.deletionTimestamp)
+    throw new Error(`work ${work.namespace}/${work.name} is being deleted`);
+  const kept = Object.fromEntries(
+    Object.entries(existing.metadata.annotations ?? {}).filter(([k]) => !OVERRIDE_RECORDS.includes(k)),
+  );
+  const next = {
+    ...existing,
+    metadata: {
+      ...existing.metadata,
+      labels: { ...existing.metadata.labels, ...work.labels },
+      annotations: { ...kept, ...work.annotations },
+      finalizers: [...new Set([...(existing.metadata.finalizers ?? []), FINALIZER.execution])],
+    },
+    spec: work.spec,
+  };
+  if (jsonEqual(next.metadata, existing.metadata) && jsonEqual(next.spec, existing.spec)) return;
+  await ctx.client.update(KARMADA.works, next);
+}
