@@ -19,6 +19,7 @@ import {
   DEFAULT_CONTROLLER_OPTIONS,
   type MemberConnections,
 } from "./context.ts";
+import { dependenciesDistributor } from "./dependencies.ts";
 import { detectorController } from "./detector.ts";
 import { executionController } from "./execution.ts";
 import { namespaceController } from "./namespace.ts";
@@ -41,6 +42,9 @@ export const controllers: ControllerRegistry = {
   execution: (ctx) => [executionController(ctx, interpreter)],
   workStatus: (ctx) => [workStatusController(ctx, interpreter)],
   namespace: (ctx) => [namespaceController(ctx)],
+  // Upstream starts its dependencies distributor next to the resource detector when the
+  // PropagateDeps feature gate (on by default) is enabled; here `-dependenciesDistributor` turns it off.
+  dependenciesDistributor: (ctx) => [dependenciesDistributor(ctx, interpreter)],
 };
 
 /** What the controller manager runs whatever `--controllers` says, as upstream runs its resource detector. */

@@ -20,6 +20,9 @@ export const LABEL = {
   managedBy: "binding.karmada.io/managed-by",
 } as const;
 
+/** Prefix of the label an attached binding carries per binding that depends on it (key: `bindingReferenceKey`). */
+export const DEPENDED_BY_LABEL_PREFIX = "resourcebinding.karmada.io/depended-by-";
+
 export const ANNOTATION = {
   ppNamespace: "propagationpolicy.karmada.io/namespace",
   ppName: "propagationpolicy.karmada.io/name",
@@ -37,6 +40,8 @@ export const ANNOTATION = {
   templateGeneration: "resourcetemplate.karmada.io/generation",
   managedLabels: "resourcetemplate.karmada.io/managed-labels",
   managedAnnotations: "resourcetemplate.karmada.io/managed-annotations",
+  /** On an independent binding: the JSON list of its template's dependencies. */
+  dependencies: "resourcebinding.karmada.io/dependencies",
 } as const;
 
 export const FINALIZER = {
@@ -45,6 +50,7 @@ export const FINALIZER = {
   binding: "karmada.io/binding-controller",
   clusterBinding: "karmada.io/cluster-resource-binding-controller",
   execution: "karmada.io/execution-controller",
+  dependenciesDistributor: "karmada.io/binding-dependencies-distributor",
 } as const;
 
 export function executionSpace(cluster: string): string {
@@ -99,4 +105,12 @@ export function workName(kind: string, name: string, namespace?: string): string
 /** The key of a binding in `resourcebinding.karmada.io/depended-by-<key>` labels. */
 export function bindingReferenceKey(name: string, namespace?: string): string {
   return safeEncode(String(fnv32a(namespace ? `${namespace}/${name}` : name)));
+}
+
+/**
+ * The policy `karmadactl promote` creates (upstream's GeneratePolicyName): the object's name
+ * (`:` → `.`) and a hash of its namespace and GVK string, lower-cased.
+ */
+export function generatePolicyName(namespace: string, name: string, gvk: string): string {
+  return `${name.replaceAll(":", ".")}-${safeEncode(String(fnv32a(namespace + gvk)))}`.toLowerCase();
 }
