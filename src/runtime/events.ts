@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { type KubeObject, rfc3339 } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import type { Logger } from "../log.ts";
-import { isNotFound } from "../machinery/errors.ts";
+import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
 
 export type EventType = "Normal" | "Warning";
 
@@ -56,6 +56,11 @@ export function eventRecorder(
         } catch (err) {
           if (!isNotFound(err)) throw err;
           remember(key, 1);
+          await create();
+        }
+      };
+      const create = async (): Promise<void> => {
+        try {
           await client.create(RESOURCES.events, {
             apiVersion: "v1",
             kind: "Event",
@@ -76,6 +81,11 @@ export function eventRecorder(
             lastTimestamp: rfc3339(now),
             count: 1,
           });
+        } catch (err) {
+          // The same event a moment earlier from another worker: count this one on top.
+          if (!isAlreadyExists(err)) throw err;
+          counts.delete(key);
+          await write();
         }
       };
       write().catch((err) => deps.log.warn("event not recorded", { reason, err: (err as Error).message }));

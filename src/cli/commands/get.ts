@@ -149,7 +149,7 @@ function withSelector(p: string, selector: string | undefined): string {
 }
 
 /** Object keys in sorted order at every level, as kubectl's printers (Go maps) write them. */
-function sortKeys(v: unknown): unknown {
+export function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (!isObject(v)) return v;
   return Object.fromEntries(
