@@ -7,6 +7,7 @@ import type { Client } from "../client/client.ts";
 import type { Logger } from "../log.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { InformerFactory } from "../runtime/informer.ts";
+import type { MemberWatches } from "./member-watches.ts";
 
 /** A connection to one member cluster's API server. */
 export interface MemberConnection {
@@ -60,6 +61,8 @@ export interface ControllerContext {
   client: Client;
   informers: InformerFactory;
   members: MemberConnections;
+  /** Watches of Karmada's objects in members, shared by work status and execution. */
+  memberWatches: MemberWatches;
   /** An event recorder whose events name `component` as their source (upstream's controller name). */
   recorder(component: string): EventRecorder;
   log: Logger;

@@ -50,6 +50,16 @@ const KARMADA_ANNOTATIONS = [
   ANNOTATION.conflictResolution,
 ];
 
+/** Whether a member object changed in more than its status and bookkeeping. */
+function editedBeyondStatus(old: StoredObject, obj: StoredObject): boolean {
+  const strip = (o: StoredObject) => {
+    const { status: _s, ...rest } = o;
+    const { managedFields: _m, resourceVersion: _r, generation: _g, ...meta } = o.metadata;
+    return { ...rest, metadata: meta };
+  };
+  return !jsonEqual(strip(old), strip(obj));
+}
+
 export function isClusterReady(cluster: ClusterObject | undefined): boolean {
   return !!cluster?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
 }
@@ -282,9 +292,24 @@ export function executionController(
     return undefined;
   }
 
+  let unsubscribe: () => void = () => {};
   return {
     name: "execution",
     for: works,
+    // Drift: a member copy deleted, or edited beyond its status, is put back (upstream's
+    // execution controller does the same from its member informers).
+    start(enqueue) {
+      unsubscribe = ctx.memberWatches.subscribe((workKey, change) => {
+        if (
+          change.type === "delete" ||
+          (change.type === "update" && change.old && editedBeyondStatus(change.old, change.obj))
+        )
+          enqueue(workKey);
+      });
+    },
+    stop() {
+      unsubscribe();
+    },
     workers: 8,
     // Status writes (ours and work-status') do not call for another apply.
     updateFilter: (old, obj) =>

@@ -22,6 +22,7 @@ import {
 import { dependenciesDistributor } from "./dependencies.ts";
 import { detectorController } from "./detector.ts";
 import { executionController } from "./execution.ts";
+import { MemberWatches } from "./member-watches.ts";
 import { namespaceController } from "./namespace.ts";
 import { schedulerController } from "./scheduler.ts";
 import { workStatusController } from "./work-status.ts";
@@ -104,10 +105,12 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     log: opts.log,
     ...(opts.freezeCaches ? { freeze: true } : {}),
   });
+  const memberWatches = new MemberWatches(opts.members, opts.log);
   const ctx: ControllerContext = {
     client: opts.client,
     informers,
     members: opts.members,
+    memberWatches,
     recorder: (component) => eventRecorder(opts.client, component, { now, log: opts.log }),
     log: opts.log,
     now,
@@ -127,6 +130,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     informers,
     stop() {
       for (const r of running) r.stop();
+      memberWatches.stop();
       informers.stop();
     },
   };

@@ -6,23 +6,17 @@
  * In the controller manager it serves Push clusters; in an agent, its own Pull cluster.
  */
 import { isObject, type KubeObject, type StoredObject } from "../api/meta.ts";
-import { RESOURCES, type ResourceRef } from "../client/client.ts";
+import { RESOURCES } from "../client/client.ts";
 import type { Health, ResourceInterpreter } from "../interpreter/types.ts";
-import { ANNOTATION, clusterOfExecutionSpace, executionSpace, LABEL } from "../karmada/names.ts";
+import { clusterOfExecutionSpace, executionSpace } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
-import { Informer } from "../runtime/informer.ts";
 import type { ControllerContext } from "./context.ts";
 import { isClusterReady, manifestsOf, servesCluster } from "./execution.ts";
 
 export const WORK_STATUS_CONTROLLER = "work-status-controller";
-
-interface MemberWatch {
-  informer: Informer;
-  ref: ResourceRef;
-}
 
 /** `manifestStatuses[].identifier` of a manifest, as upstream builds it. */
 export function identifierOf(
@@ -55,55 +49,8 @@ export function workStatusController(
     agent.pullCluster ? { namespace: executionSpace(agent.pullCluster) } : {},
   );
   const clusters = ctx.informers.informer(RESOURCES.clusters);
-  /** cluster → `apiVersion|kind` → watch of managed objects in that member. */
-  const watches = new Map<string, { endpoint: string; byKind: Map<string, Promise<MemberWatch>> }>();
   let enqueue: (key: string) => void = () => {};
-
-  function stopCluster(name: string): void {
-    const w = watches.get(name);
-    if (!w) return;
-    for (const p of w.byKind.values()) p.then((m) => m.informer.stop()).catch(() => {});
-    watches.delete(name);
-  }
-
-  /** The member watch of a manifest's kind, started on first use (and restarted when the cluster moves). */
-  async function memberWatch(cluster: ClusterObject, manifest: KubeObject): Promise<MemberWatch> {
-    const name = cluster.metadata.name!;
-    const endpoint = String(cluster.spec?.apiEndpoint ?? "");
-    let w = watches.get(name);
-    if (w && w.endpoint !== endpoint) {
-      stopCluster(name);
-      w = undefined;
-    }
-    if (!w) {
-      w = { endpoint, byKind: new Map() };
-      watches.set(name, w);
-    }
-    const kindKey = `${manifest.apiVersion}|${manifest.kind}`;
-    let p = w.byKind.get(kindKey);
-    if (!p) {
-      p = (async () => {
-        const conn = await ctx.members.connect(cluster);
-        const ref = await conn.client.resourceFor(String(manifest.apiVersion), String(manifest.kind));
-        const informer = new Informer(conn.client, ref, {
-          labelSelector: `${LABEL.managed}=true`,
-          log: ctx.log,
-        });
-        const toWork = (o: StoredObject) => {
-          const a = o.metadata.annotations ?? {};
-          const wns = a[ANNOTATION.workNamespace];
-          const wname = a[ANNOTATION.workName];
-          if (wns && wname && clusterOfExecutionSpace(wns) === name) enqueue(`${wns}/${wname}`);
-        };
-        informer.addHandler({ onAdd: toWork, onUpdate: (_o, n) => toWork(n), onDelete: toWork });
-        informer.start();
-        return { informer, ref };
-      })();
-      p.catch(() => w?.byKind.delete(kindKey));
-      w.byKind.set(kindKey, p);
-    }
-    return p;
-  }
+  let unsubscribe: () => void = () => {};
 
   function statusOf(observed: StoredObject): { status?: Record<string, unknown>; health: Health } {
     let reflected: Record<string, unknown> | null | undefined;
@@ -145,7 +92,7 @@ export function workStatusController(
     const manifestStatuses: unknown[] = [];
     let waiting = false;
     for (const [ordinal, m] of manifestsOf(work).entries()) {
-      const watch = await memberWatch(cluster, m);
+      const watch = await ctx.memberWatches.watch(cluster, m);
       if (!watch.informer.hasSynced()) {
         waiting = true;
         continue;
@@ -175,12 +122,11 @@ export function workStatusController(
     workers: 8,
     start(add) {
       enqueue = add;
-      clusters.addHandler({
-        onDelete: (c) => stopCluster(c.metadata.name!),
-      });
+      unsubscribe = ctx.memberWatches.subscribe((workKey) => enqueue(workKey));
+      clusters.addHandler({ onDelete: (c) => ctx.memberWatches.stopCluster(c.metadata.name!) });
     },
     stop() {
-      for (const name of [...watches.keys()]) stopCluster(name);
+      unsubscribe();
     },
     reconcile: (_rctx, key) => reconcile(key),
   };

@@ -163,6 +163,26 @@ describe("propagation on karmada up", () => {
     expect(m1.metadata.labels).not.toHaveProperty("env");
   });
 
+  it("a member copy edited or deleted by hand is put back (drift correction)", async () => {
+    const before = (await getJson("member1", ["get", "deployment", "nginx"]))!;
+    await ok(kubectl("member2", ["scale", "deployment", "nginx", "--replicas=5"]));
+    await ok(kubectl("member1", ["delete", "deployment", "nginx"]));
+    await eventually(
+      async () => (await getJson("member2", ["get", "deployment", "nginx"]))?.spec?.replicas === 1,
+      "member2's replicas restored",
+      200,
+      100,
+    );
+    const again = await eventually(
+      async () => getJson("member1", ["get", "deployment", "nginx"]),
+      "member1's copy recreated",
+      200,
+      100,
+    );
+    expect((again.metadata as { uid?: string }).uid).not.toBe((before.metadata as { uid?: string }).uid);
+    expect(again.spec?.replicas).toBe(1);
+  });
+
   it("the seed's fieldOverrider example: member1's config.yaml gets port 3306, member2's is untouched", async () => {
     const config =
       "app:\n  database:\n    port: 5432\n    ip: 127.0.0.1\n    name: example\n    zone: zone1\n";
