@@ -145,7 +145,7 @@ export async function propagationBench(cfg: PropagationConfig, row: Row): Promis
       await pool(n, cfg.concurrency, async (i) => {
         await cp.create(RESOURCES.deployments, deployment(ns, i, replicas));
       });
-      const timeout = Math.max(120_000, n * 200);
+      const timeout = Math.max(120_000, n * members.length * 100);
       await until(
         "member copies",
         async () => (await Promise.all(members.map((m) => count(m, ns)))).every((c) => c === n),

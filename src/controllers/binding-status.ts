@@ -16,7 +16,7 @@ import { bindingKeyOfWork, expectedClusters, WORKS_BY_BINDING, worksInformer } f
 import { type Condition, setCondition } from "./cluster-status.ts";
 import type { ControllerContext } from "./context.ts";
 import { manifestsOf } from "./execution.ts";
-import { identifierOf } from "./work-status.ts";
+import { identifierOf, STATUS_COALESCE_MS } from "./work-status.ts";
 
 type Binding = StoredObject & { spec: BindingSpec };
 
@@ -164,6 +164,8 @@ export function bindingStatusController(
           !jsonEqual(old.status, obj.status) ||
           old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp,
         map: (w) => bindingKeyOfWork(w, clusterScoped),
+        // Works of one binding report in bursts (every member at once): one status write per burst.
+        coalesceMs: STATUS_COALESCE_MS,
       },
     ],
     reconcile: (_rctx, key) => reconcile(key),

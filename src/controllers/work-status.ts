@@ -18,6 +18,9 @@ import { isClusterReady, manifestsOf, servesCluster } from "./execution.ts";
 
 export const WORK_STATUS_CONTROLLER = "work-status-controller";
 
+/** How long status changes of one object are gathered before they are written (member object → Work, Works → binding). */
+export const STATUS_COALESCE_MS = 100;
+
 /** `manifestStatuses[].identifier` of a manifest, as upstream builds it. */
 export function identifierOf(
   manifest: KubeObject,
@@ -49,7 +52,7 @@ export function workStatusController(
     agent.pullCluster ? { namespace: executionSpace(agent.pullCluster) } : {},
   );
   const clusters = ctx.informers.informer(RESOURCES.clusters);
-  let enqueue: (key: string) => void = () => {};
+  let _enqueue: (key: string) => void = () => {};
   let unsubscribe: () => void = () => {};
 
   function statusOf(observed: StoredObject): { status?: Record<string, unknown>; health: Health } {
@@ -120,9 +123,10 @@ export function workStatusController(
     name: "work-status",
     for: works,
     workers: 8,
-    start(add) {
-      enqueue = add;
-      unsubscribe = ctx.memberWatches.subscribe((workKey) => enqueue(workKey));
+    start(add, addCoalesced) {
+      _enqueue = add;
+      // A member object moves through several states quickly (a rollout): one Work write per burst.
+      unsubscribe = ctx.memberWatches.subscribe((workKey) => addCoalesced(workKey, STATUS_COALESCE_MS));
       clusters.addHandler({ onDelete: (c) => ctx.memberWatches.stopCluster(c.metadata.name!) });
     },
     stop() {

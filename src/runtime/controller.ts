@@ -15,7 +15,7 @@ export interface ReconcileContext {
   signal: AbortSignal;
 }
 
-export type ReconcileResult = RequeueResult | undefined | void;
+export type ReconcileResult = RequeueResult | undefined | undefined;
 
 export interface Controller {
   name: string;
@@ -32,6 +32,8 @@ export interface Controller {
     map: (obj: StoredObject) => string[];
     /** Which updates count (default: all). */
     updateFilter?: (old: StoredObject, obj: StoredObject) => boolean;
+    /** Gather the keys this source yields for so long before reconciling (default: at once). */
+    coalesceMs?: number;
   }>;
   workers?: number;
   reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult>;
@@ -39,7 +41,7 @@ export interface Controller {
    * Called once the queue exists, for controllers whose keys come from sources that appear
    * while they run (informers started on demand): `enqueue` adds a key.
    */
-  start?(enqueue: (key: string) => void): void;
+  start?(enqueue: (key: string) => void, enqueueCoalesced: (key: string, windowMs: number) => void): void;
   /** Releases what the controller started on its own (timers, loops) when it is stopped. */
   stop?(): void;
 }
@@ -97,7 +99,10 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
     );
   for (const w of c.watches ?? []) {
     const enqueueMapped = (obj: StoredObject): void => {
-      for (const key of w.map(obj)) queue.add(key);
+      for (const key of w.map(obj)) {
+        if (w.coalesceMs) queue.addCoalesced(key, w.coalesceMs);
+        else queue.add(key);
+      }
     };
     removers.push(
       w.informer.addHandler({
@@ -111,7 +116,10 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
       }),
     );
   }
-  c.start?.((key) => queue.add(key));
+  c.start?.(
+    (key) => queue.add(key),
+    (key, windowMs) => queue.addCoalesced(key, windowMs),
+  );
   return {
     name: c.name,
     queue,

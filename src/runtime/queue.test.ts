@@ -15,6 +15,18 @@ describe("WorkQueue", () => {
     expect(seen).toEqual(["b", "a"]);
   });
 
+  it("coalesces a burst of adds of one key into one run, without putting it off forever", async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue((k) => {
+      seen.push(k);
+      return undefined;
+    });
+    for (let i = 0; i < 50; i++) q.addCoalesced("a", 20);
+    q.addCoalesced("b", 20);
+    await q.idle();
+    expect([...seen].sort()).toEqual(["a", "b"]);
+  });
+
   it("never runs one key twice at once, and reruns a key added while it ran", async () => {
     let running = 0;
     let max = 0;

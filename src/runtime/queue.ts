@@ -72,6 +72,20 @@ export class WorkQueue {
     this.#timers.set(key, t);
   }
 
+  /**
+   * Adds the key within `windowMs`, unless it is already waiting (queued or timed): a burst of
+   * changes to one object becomes one reconcile, and a steady stream still gets one per window.
+   */
+  addCoalesced(key: string, windowMs: number): void {
+    if (this.#stopped || this.#timers.has(key) || this.#queued.has(key)) return;
+    const t = setTimeout(() => {
+      this.#timers.delete(key);
+      this.add(key);
+    }, windowMs);
+    t.unref();
+    this.#timers.set(key, t);
+  }
+
   /** Forgets a key's failure count (after success or when the key no longer matters). */
   forget(key: string): void {
     this.#failures.delete(key);
