@@ -216,23 +216,23 @@ export async function propagationBench(cfg: PropagationConfig, row: Row): Promis
         const ratio = through / straight;
         const goal = ratio <= PROPAGATION_RATIO_GOAL ? "goal ≤ 2.0 met" : "goal ≤ 2.0 NOT met";
         row(
-          "8 propagation",
+          "10 propagation",
           "sqlite",
           `${s.label}: ${fmt(n)} Deployments → ${m} members`,
           `${fmt(through)} ms`,
           `${fmt((n * m) / (through / 1000))} member objects/s`,
         );
         row(
-          "8 propagation",
+          "10 propagation",
           "sqlite",
           `${s.label}: straight to the members`,
           `${fmt(straight)} ms`,
           `${fmt(n * m)} creates`,
         );
-        row("8 propagation", "sqlite", `${s.label}: ratio`, `${fmt(ratio, 2)}×`, goal);
+        row("10 propagation", "sqlite", `${s.label}: ratio`, `${fmt(ratio, 2)}×`, goal);
       } catch (err) {
         failures++;
-        row("8 propagation", "sqlite", `${s.label}: failed`, "-", (err as Error).message);
+        row("10 propagation", "sqlite", `${s.label}: failed`, "-", (err as Error).message);
       }
     }
   } finally {

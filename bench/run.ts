@@ -489,7 +489,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
       }
     } catch (err) {
       failures++;
-      row("7 scheduler", "core", "failed", "-", (err as Error).message);
+      row("9 scheduler", "core", "failed", "-", (err as Error).message);
     }
   } finally {
     await etcd?.destroy();
