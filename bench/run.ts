@@ -480,7 +480,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
       for (const r of await benchScheduler()) {
         const goal = r.value >= SCHEDULER_GOAL_PER_SECOND ? "goal ≥ 2,000 met" : "goal ≥ 2,000 NOT met";
         row(
-          "7 scheduler",
+          "9 scheduler",
           "core",
           r.name,
           `${fmt(r.value)} ${r.unit}`,
