@@ -211,7 +211,7 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
         },
       });
     }
-    await ensureBinding(k, current, policy, claim, clusterScoped);
+    await ensureBinding(k, current, policy, claim);
   }
 
   async function ensureBinding(
@@ -219,7 +219,6 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
     template: StoredObject,
     policy: Policy,
     claim: ReturnType<typeof claimOf>,
-    clusterScoped: boolean,
   ): Promise<void> {
     const b = bindingOf(template, k.kind);
     const namespaced = !!template.metadata.namespace;

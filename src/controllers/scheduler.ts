@@ -7,12 +7,11 @@
  * with capacity figures) is kept in the binding's annotation
  * `scheduler.karmada-ts.io/explanation` and summarised in the events.
  */
-import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { ANNOTATION, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { BindingSpec, ClusterObject, TargetCluster } from "../karmada/types.ts";
-import { isNotFound } from "../machinery/errors.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
@@ -54,15 +53,18 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
   const bindings = ctx.informers.informer(ref);
   const clusters = ctx.informers.informer(RESOURCES.clusters);
 
-  async function templateOf(binding: Binding): Promise<StoredObject | undefined> {
+  /** The template as events name it: the binding's reference is enough, no read needed. */
+  function templateOf(binding: Binding): KubeObject {
     const r = binding.spec.resource;
-    try {
-      const tref = await ctx.client.resourceFor(r.apiVersion, r.kind);
-      return await ctx.client.get(tref, r.namespace, r.name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    return {
+      apiVersion: r.apiVersion,
+      kind: r.kind,
+      metadata: {
+        name: r.name,
+        ...(r.namespace ? { namespace: r.namespace } : {}),
+        ...(r.uid ? { uid: r.uid } : {}),
+      },
+    };
   }
 
   async function writeStatus(
@@ -114,7 +116,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       }
       return undefined;
     }
-    const template = await templateOf(binding);
+    const template = templateOf(binding);
     try {
       const result = schedule({
         binding: {
@@ -150,7 +152,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       );
       const message = `Binding has been scheduled successfully. Result: ${resultText(result.clusters)}`;
       events.event(binding, "Normal", "ScheduleBindingSucceed", message);
-      if (template) events.event(template, "Normal", "ScheduleBindingSucceed", message);
+      events.event(template, "Normal", "ScheduleBindingSucceed", message);
       return undefined;
     } catch (err) {
       if (!(err instanceof ScheduleError)) throw err;
@@ -176,7 +178,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         "ScheduleBindingFailed",
         `${err.message}${detail ? ` (${detail})` : ""}`,
       );
-      if (template) events.event(template, "Warning", "ScheduleBindingFailed", err.message);
+      events.event(template, "Warning", "ScheduleBindingFailed", err.message);
       // Fit errors wait for a cluster change; others are retried with backoff.
       if (err.reason === "NoClusterFit") return undefined;
       throw err;
