@@ -36,6 +36,14 @@ export function schedulable(binding: StoredObject): boolean {
   return !!(labels[LABEL.ppPermanentId] || labels[LABEL.cppPermanentId] || labels[LABEL.managedBy]);
 }
 
+/** The explanation on one line, for an event message. */
+function explained(e: ScheduleExplanation): string {
+  return explanationText(e)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join("; ");
+}
+
 /** Whether the binding's last scheduling succeeded. */
 function scheduled(b: StoredObject): boolean {
   const conditions = (
@@ -153,6 +161,8 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       const message = `Binding has been scheduled successfully. Result: ${resultText(result.clusters)}`;
       events.event(binding, "Normal", "ScheduleBindingSucceed", message);
       events.event(template, "Normal", "ScheduleBindingSucceed", message);
+      // Beyond upstream: why these clusters, readable in `kubectl describe` (the annotation has it all).
+      events.event(binding, "Normal", "ScheduleExplanation", explained(result.explanation));
       return undefined;
     } catch (err) {
       if (!(err instanceof ScheduleError)) throw err;
@@ -171,7 +181,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         { type: "Scheduled", status: "False", reason: err.reason, message: err.message },
         {},
       );
-      const detail = explanationText(err.explanation).join("; ");
+      const detail = explained(err.explanation);
       events.event(
         binding,
         "Warning",

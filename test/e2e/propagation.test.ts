@@ -137,6 +137,17 @@ describe("propagation on karmada up", () => {
       });
     }
     expect((await kubectl("member3", ["get", "deployment", "nginx"])).code).not.toBe(0);
+    // Beyond upstream: why member3 was left out, in `kubectl describe`.
+    const described = await eventually(
+      async () => {
+        const out = await ok(cp(["describe", "rb", "nginx-deployment"]));
+        return out.includes("ScheduleExplanation") ? out : undefined;
+      },
+      "the scheduling explanation event",
+      100,
+      100,
+    );
+    expect(described).toContain("member3: filtered out by ClusterAffinity");
   });
 
   it("upstream's nginx override policy tailors each member's copy", async () => {
