@@ -90,6 +90,8 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
     indexers: { [CLAIM_INDEX]: byPolicy },
   });
   const crds = ctx.informers.informer(RESOURCES.customresourcedefinitions);
+  const ops = ctx.informers.informer(KARMADA.overridePolicies);
+  const cops = ctx.informers.informer(KARMADA.clusterOverridePolicies);
   const kinds = new Map<string, Kind>();
   const pending = new Map<string, Promise<Kind | undefined>>();
   let enqueue: (key: string) => void = () => {};
@@ -191,7 +193,19 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
     await patchIfNeeded(k.ref, template, unclaimPatch(template));
   }
 
+  /** `dependentOverrides`: the OverridePolicies (ClusterOverridePolicies for a CPP) that must exist first. */
+  function missingOverrides(policy: Policy, clusterScoped: boolean): string[] {
+    return (policy.spec.dependentOverrides ?? []).filter((name) =>
+      clusterScoped ? !cops.get(undefined, name) : !ops.get(policy.metadata.namespace, name),
+    );
+  }
+
   async function applyPolicy(k: Kind, template: StoredObject, policy: Policy, clusterScoped: boolean) {
+    const missing = missingOverrides(policy, clusterScoped);
+    if (missing.length > 0) {
+      // Retried with backoff, and at once when an override policy appears.
+      throw new Error(`waiting for dependent overrides: ${missing.join(", ")}`);
+    }
     const claim = claimOf(policy, clusterScoped);
     const labels = template.metadata.labels ?? {};
     const annotations = template.metadata.annotations ?? {};
@@ -440,6 +454,14 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
         pendingKinds.unref?.();
       };
       crds.addHandler({ onAdd: kindsAppeared, onUpdate: kindsAppeared });
+      // An override policy some policy depends on has appeared: its templates go ahead.
+      const overrideAppeared = (clusterScoped: boolean) => (op: StoredObject) => {
+        const waiting = (clusterScoped ? cpps.list() : pps.list(op.metadata.namespace)) as Policy[];
+        for (const p of waiting)
+          if (p.spec.dependentOverrides?.includes(op.metadata.name!)) onPolicy(clusterScoped)(p);
+      };
+      ops.addHandler({ onAdd: overrideAppeared(false) });
+      cops.addHandler({ onAdd: overrideAppeared(true) });
     },
     reconcile: (_rctx, key) => reconcile(key),
   };

@@ -267,6 +267,50 @@ describe("propagation on karmada up", () => {
     expect(m2.data!["config.yaml"]).toBe(config);
   });
 
+  it("a policy with dependentOverrides waits for them, then the overridden copy goes out", async () => {
+    await ok(cp(["create", "configmap", "waits", "--from-literal=k=v"]));
+    await ok(
+      cp(
+        ["apply", "-f", "-"],
+        stringify({
+          apiVersion: "policy.karmada.io/v1alpha1",
+          kind: "PropagationPolicy",
+          metadata: { name: "waits", namespace: "default" },
+          spec: {
+            resourceSelectors: [{ apiVersion: "v1", kind: "ConfigMap", name: "waits" }],
+            dependentOverrides: ["waits-op"],
+            placement: { clusterAffinity: { clusterNames: ["member1"] } },
+          },
+        }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await kubectl("karmada-apiserver", ["get", "rb", "waits-configmap"])).code).not.toBe(0);
+    await ok(
+      cp(
+        ["apply", "-f", "-"],
+        stringify({
+          apiVersion: "policy.karmada.io/v1alpha1",
+          kind: "OverridePolicy",
+          metadata: { name: "waits-op", namespace: "default" },
+          spec: {
+            resourceSelectors: [{ apiVersion: "v1", kind: "ConfigMap", name: "waits" }],
+            overrideRules: [
+              { overriders: { plaintext: [{ path: "/data/k", operator: "replace", value: "overridden" }] } },
+            ],
+          },
+        }),
+      ),
+    );
+    const copy = await eventually(
+      async () => getJson("member1", ["get", "configmap", "waits"]),
+      "the copy in member1",
+      200,
+      100,
+    );
+    expect(copy.data).toEqual({ k: "overridden" });
+  });
+
   it("namespaces follow to every member, the Pull member too; a Pull member runs and reports its workload", async () => {
     await ok(cp(["create", "namespace", "demo"]));
     for (const member of ["member1", "member2", "member3"]) {
