@@ -4,30 +4,24 @@
  * managed-labels / managed-annotations bookkeeping, then the Work created, or updated only
  * when something changed. Applied-overrides annotations that no longer apply are dropped.
  */
+
+import { recordManagedKeys } from "../api/karmada/admission/work.ts";
 import type { KubeObject, OwnerReference, StoredObject } from "../api/meta.ts";
 import { prune } from "../interpreter/native/prune.ts";
-import { ANNOTATION, FINALIZER, LABEL } from "../karmada/names.ts";
+import { ANNOTATION, FINALIZER } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import type { ControllerContext } from "./context.ts";
 
-/** The manifest as it travels in a Work: pruned, with the Work's id and Karmada's bookkeeping. */
+/**
+ * The manifest as it travels in a Work: pruned, with the Work's id and Karmada's bookkeeping,
+ * exactly as Work admission (upstream's webhook) would leave it, so that no update is a no-op
+ * the admission then changes.
+ */
 export function workManifest(obj: KubeObject, workId: string): KubeObject {
-  const pruned = prune(obj);
-  pruned.metadata ??= {};
-  const meta = pruned.metadata;
-  meta.labels = { ...meta.labels, [LABEL.workPermanentId]: workId };
-  const annotationKeys = new Set([
-    ...Object.keys(meta.annotations ?? {}),
-    ANNOTATION.managedAnnotations,
-    ANNOTATION.managedLabels,
-  ]);
-  meta.annotations = {
-    ...meta.annotations,
-    [ANNOTATION.managedAnnotations]: [...annotationKeys].sort().join(","),
-    [ANNOTATION.managedLabels]: Object.keys(meta.labels).sort().join(","),
-  };
-  return pruned;
+  const manifest = prune(obj);
+  recordManagedKeys(manifest, workId);
+  return manifest;
 }
 
 export interface WorkToWrite {
