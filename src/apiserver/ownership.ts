@@ -377,15 +377,40 @@ function applyConflict(rt: ResourceType, name: string, conflicts: readonly Apply
   return err;
 }
 
+/** JSON equality without serializing: a key whose value is undefined counts as absent, as in JSON. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let count = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined) continue;
+    count++;
+    if (!sameJson(ao[k], bo[k])) return false;
+  }
+  for (const k in bo) if (bo[k] !== undefined) count--;
+  return count === 0;
+}
+
 /** Whether two objects differ only in managedFields timestamps (such writes are skipped). */
 export function sameIgnoringManagedTimes(a: StoredObject, b: StoredObject): boolean {
-  const strip = (o: StoredObject): unknown => ({
-    ...o,
-    metadata: {
-      ...o.metadata,
-      resourceVersion: undefined,
-      managedFields: o.metadata.managedFields?.map((e) => ({ ...e, time: undefined })),
-    },
+  const { metadata: am, ...aRest } = a;
+  const { metadata: bm, ...bRest } = b;
+  if (!sameJson(aRest, bRest)) return false;
+  const { resourceVersion: _ar, managedFields: af, ...aMeta } = am;
+  const { resourceVersion: _br, managedFields: bf, ...bMeta } = bm;
+  if (!sameJson(aMeta, bMeta)) return false;
+  if (af === undefined || bf === undefined) return af === bf;
+  if (af.length !== bf.length) return false;
+  return af.every((entry, i) => {
+    const { time: _at, ...x } = entry;
+    const { time: _bt, ...y } = bf[i]!;
+    return sameJson(x, y);
   });
-  return deepEqual(JSON.parse(JSON.stringify(strip(a))), JSON.parse(JSON.stringify(strip(b))));
 }
