@@ -172,12 +172,18 @@ export async function propagationBench(cfg: PropagationConfig, row: Row): Promis
         process.stderr.write(`bench: store revision ${rv}; events ${JSON.stringify([...byReason])}\n`);
         const span = (items: StoredObject[]) => {
           const ts = items.map((o) => Date.parse(o.metadata.creationTimestamp ?? "")).sort((x, y) => x - y);
-          return ts.length ? `${new Date(ts[0]!).toISOString().slice(11, 19)}..${new Date(ts.at(-1)!).toISOString().slice(11, 19)} (${ts.length})` : "-";
+          return ts.length
+            ? `${new Date(ts[0]!).toISOString().slice(11, 19)}..${new Date(ts.at(-1)!).toISOString().slice(11, 19)} (${ts.length})`
+            : "-";
         };
         const rbs = (await cp.list(KARMADA.resourceBindings, ns)).items;
-        const works = (await cp.list(KARMADA.works, undefined)).items.filter((w) => w.metadata.annotations?.["resourcebinding.karmada.io/namespace"] === ns);
+        const works = (await cp.list(KARMADA.works, undefined)).items.filter(
+          (w) => w.metadata.annotations?.["resourcebinding.karmada.io/namespace"] === ns,
+        );
         const copies = (await members[0]!.list(RESOURCES.deployments, ns)).items;
-        process.stderr.write(`bench: started ${new Date(performance.timeOrigin + started).toISOString().slice(11, 19)}; templates ${span((await cp.list(RESOURCES.deployments, ns)).items)}; bindings ${span(rbs)}; works ${span(works)}; member0 copies ${span(copies)}\n`);
+        process.stderr.write(
+          `bench: started ${new Date(performance.timeOrigin + started).toISOString().slice(11, 19)}; templates ${span((await cp.list(RESOURCES.deployments, ns)).items)}; bindings ${span(rbs)}; works ${span(works)}; member0 copies ${span(copies)}\n`,
+        );
       }
       process.stderr.write(
         `bench: ${ns}: member copies after ${fmt(copies)} ms, aggregated status after ${fmt(total)} ms\n`,
