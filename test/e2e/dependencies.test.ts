@@ -1,12 +1,3 @@
-/**
- * PropagateDeps end to end on `karmada up` (member1 and member2), driven with the real
- * kubectl, as upstream's dependenciesdistributor e2e: a Deployment mounting a ConfigMap and
- * reading a Secret through envFrom, propagated by a policy with `propagateDeps: true`, takes
- * both along to every member it lands in (through attached bindings carrying `requiredBy`);
- * a ConfigMap change follows; narrowing the policy to member1 withdraws them from member2;
- * deleting the Deployment removes the attached bindings and the member copies.
- */
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningUp, runUp } from "../../src/bin/up.ts";
 import { bindingReferenceKey } from "../../src/karmada/names.ts";
 import { silentLogger } from "../../src/log.ts";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
+import { contextKubectl, eventually, type KubectlResult } from "./harness.ts";
 import { configMap, manifest } from "./util.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
@@ -75,24 +66,10 @@ describe("dependencies distributor on karmada up", () => {
   let dir: string;
   let up: RunningUp;
 
-  const kubectl = (context: string, args: string[], stdin?: string): Promise<KubectlResult> =>
-    new Promise((resolve) => {
-      const child = execFile(
-        KUBECTL,
-        [
-          `--kubeconfig=${up.kubeconfig}`,
-          `--cache-dir=${join(dir, "cache")}`,
-          "--request-timeout=10s",
-          "--context",
-          context,
-          ...args,
-        ],
-        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: 30_000 },
-        (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-      if (stdin !== undefined) child.stdin!.end(stdin);
-    });
+  const kubectl = contextKubectl(
+    () => up.kubeconfig,
+    () => dir,
+  );
   const cp = (args: string[], stdin?: string) => kubectl("karmada-apiserver", args, stdin);
   const ok = async (r: Promise<KubectlResult>): Promise<string> => {
     const res = await r;

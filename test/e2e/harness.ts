@@ -231,3 +231,32 @@ export function watchStarted(
     200,
   );
 }
+
+/**
+ * The real kubectl against one context of a kubeconfig (a `karmada up` fleet's), with its own
+ * HOME and cache, stdin when given; never throws.
+ */
+export function contextKubectl(
+  kubeconfig: () => string,
+  homeDir: () => string,
+): (context: string, args: string[], stdin?: string) => Promise<KubectlResult> {
+  return (context, args, stdin) =>
+    new Promise((resolve) => {
+      const home = homeDir();
+      const child = execFile(
+        KUBECTL,
+        [
+          `--kubeconfig=${kubeconfig()}`,
+          `--cache-dir=${join(home, "cache")}`,
+          "--request-timeout=10s",
+          "--context",
+          context,
+          ...args,
+        ],
+        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home }, timeout: 30_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+      if (stdin !== undefined) child.stdin!.end(stdin);
+    });
+}

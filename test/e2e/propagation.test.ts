@@ -1,12 +1,3 @@
-/**
- * Propagation end to end on `karmada up` (member1 and member2 Push, member3 Pull through its
- * agent), driven with the real kubectl: upstream's quick start (nginx Deployment + policy →
- * one replica per member, template status 2/2), its override policy, the seed's fieldOverrider
- * example, namespaces following to every member, a Pull member receiving and reporting a
- * workload, the guestbook CRD sample, and deletion (with and without
- * preserveResourcesOnDeletion).
- */
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { type RunningUp, runUp } from "../../src/bin/up.ts";
 import { silentLogger } from "../../src/log.ts";
-import { eventually, KUBECTL, type KubectlResult, sharedPath } from "./harness.ts";
+import { contextKubectl, eventually, type KubectlResult, sharedPath } from "./harness.ts";
 import { table } from "./util.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
@@ -33,24 +24,10 @@ describe("propagation on karmada up", () => {
   let dir: string;
   let up: RunningUp;
 
-  const kubectl = (context: string, args: string[], stdin?: string): Promise<KubectlResult> =>
-    new Promise((resolve) => {
-      const child = execFile(
-        KUBECTL,
-        [
-          `--kubeconfig=${up.kubeconfig}`,
-          `--cache-dir=${join(dir, "cache")}`,
-          "--request-timeout=10s",
-          "--context",
-          context,
-          ...args,
-        ],
-        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: 30_000 },
-        (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-      if (stdin !== undefined) child.stdin!.end(stdin);
-    });
+  const kubectl = contextKubectl(
+    () => up.kubeconfig,
+    () => dir,
+  );
   const cp = (args: string[], stdin?: string) => kubectl("karmada-apiserver", args, stdin);
   const ok = async (r: Promise<KubectlResult>): Promise<string> => {
     const res = await r;
