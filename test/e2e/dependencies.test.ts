@@ -1,15 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningUp, runUp } from "../../src/bin/up.ts";
+import type { RunningUp } from "../../src/bin/up.ts";
 import { bindingReferenceKey } from "../../src/karmada/names.ts";
-import { silentLogger } from "../../src/log.ts";
+import { startTestFleet, type TestFleet } from "./fleet.ts";
 import { contextKubectl, eventually, type KubectlResult } from "./harness.ts";
 import { configMap, manifest } from "./util.ts";
-
-const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 
 type Obj = {
   metadata: {
@@ -64,6 +58,7 @@ const policy = (clusters: string[]) => ({
 
 describe("dependencies distributor on karmada up", () => {
   let dir: string;
+  let fleet: TestFleet;
   let up: RunningUp;
 
   const kubectl = contextKubectl(
@@ -94,26 +89,11 @@ describe("dependencies distributor on karmada up", () => {
     });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "karmada-ts-dependencies-"));
-    up = await runUp(
-      {
-        dataDir: join(dir, "data"),
-        port: 0,
-        members: 2,
-        memberCommand: [process.execPath, BIN],
-        controllerOptions: {
-          clusterStatusUpdateFrequencyMs: 300,
-          clusterSuccessThresholdMs: 300,
-          clusterFailureThresholdMs: 5_000,
-        },
-        log: silentLogger,
-      },
-      { stdout: { write: () => true }, stderr: { write: () => true } },
-    );
+    fleet = await startTestFleet("dependencies", 2);
+    ({ up, dir } = fleet);
   }, 60_000);
   afterAll(async () => {
-    await up?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it("the ConfigMap and the Secret follow the Deployment to both members through attached bindings", async () => {

@@ -8,20 +8,17 @@
  * leaves the member's object running, released from Karmada.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { type RunningUp, runUp } from "../../src/bin/up.ts";
+import type { RunningUp } from "../../src/bin/up.ts";
 import { gvkString } from "../../src/cli/commands/promote.ts";
 import { generatePolicyName } from "../../src/karmada/names.ts";
-import { silentLogger } from "../../src/log.ts";
+import { startTestFleet, type TestFleet } from "./fleet.ts";
 import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
 import { configMap, deployment, manifest } from "./util.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
 const CONFLICT = "work.karmada.io/conflict-resolution";
 const MANAGED = "karmada.io/managed";
@@ -77,6 +74,7 @@ const oneLineError = (r: KubectlResult, message: string): void => {
 // Each karmadactl run is a Node process (about a second of start-up); waits inside are bounded.
 describe("karmadactl promote on karmada up", { timeout: 120_000 }, () => {
   let dir: string;
+  let fleet: TestFleet;
   let up: RunningUp;
   let kubectlIn: ReturnType<typeof runner>;
   let karmadactl: ReturnType<typeof runner>;
@@ -105,22 +103,8 @@ describe("karmadactl promote on karmada up", { timeout: 120_000 }, () => {
     );
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "karmada-ts-promote-"));
-    up = await runUp(
-      {
-        dataDir: join(dir, "data"),
-        port: 0,
-        members: 2,
-        memberCommand: [process.execPath, BIN],
-        controllerOptions: {
-          clusterStatusUpdateFrequencyMs: 300,
-          clusterSuccessThresholdMs: 300,
-          clusterFailureThresholdMs: 5_000,
-        },
-        log: silentLogger,
-      },
-      { stdout: { write: () => true }, stderr: { write: () => true } },
-    );
+    fleet = await startTestFleet("promote", 2);
+    ({ up, dir } = fleet);
     kubectlIn = runner(
       KUBECTL,
       [`--kubeconfig=${up.kubeconfig}`, `--cache-dir=${join(dir, "cache")}`, "--request-timeout=10s"],
@@ -130,8 +114,7 @@ describe("karmadactl promote on karmada up", { timeout: 120_000 }, () => {
     controlPlane = ["--kubeconfig", up.kubeconfig, "--karmada-context", "karmada-apiserver"];
   }, 90_000);
   afterAll(async () => {
-    await up?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   const nginxPolicy = generatePolicyName("default", "nginx", gvkString("apps/v1", "Deployment"));

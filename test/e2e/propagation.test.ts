@@ -1,15 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { type RunningUp, runUp } from "../../src/bin/up.ts";
-import { silentLogger } from "../../src/log.ts";
+import type { RunningUp } from "../../src/bin/up.ts";
+import { startTestFleet, type TestFleet } from "./fleet.ts";
 import { contextKubectl, eventually, type KubectlResult, sharedPath } from "./harness.ts";
 import { table } from "./util.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 const NGINX = sharedPath("conformance/karmada/samples/nginx");
 const GUESTBOOK = sharedPath("conformance/karmada/samples/guestbook");
 
@@ -22,6 +18,7 @@ type Obj = {
 
 describe("propagation on karmada up", () => {
   let dir: string;
+  let fleet: TestFleet;
   let up: RunningUp;
 
   const kubectl = contextKubectl(
@@ -41,26 +38,11 @@ describe("propagation on karmada up", () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "karmada-ts-propagation-"));
-    up = await runUp(
-      {
-        dataDir: join(dir, "data"),
-        port: 0,
-        members: 3,
-        memberCommand: [process.execPath, BIN],
-        controllerOptions: {
-          clusterStatusUpdateFrequencyMs: 300,
-          clusterSuccessThresholdMs: 300,
-          clusterFailureThresholdMs: 5_000,
-        },
-        log: silentLogger,
-      },
-      { stdout: { write: () => true }, stderr: { write: () => true } },
-    );
+    fleet = await startTestFleet("propagation", 3);
+    ({ up, dir } = fleet);
   }, 60_000);
   afterAll(async () => {
-    await up?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it("upstream's quick start: nginx gets one replica in member1 and member2, the template shows 2/2", async () => {
