@@ -252,7 +252,9 @@ export async function propagationBench(cfg: PropagationConfig, row: Row): Promis
   } finally {
     for (const c of clients) (c as { close?: () => void }).close?.();
     await up.stop();
-    await rm(dir, { recursive: true, force: true });
+    // With BENCH_DEBUG the control plane's database stays for a look at its write history.
+    if (process.env.BENCH_DEBUG) process.stderr.write(`bench: data kept in ${dir}\n`);
+    else await rm(dir, { recursive: true, force: true });
   }
   return failures;
 }

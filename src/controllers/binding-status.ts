@@ -9,10 +9,15 @@ import type { ResourceInterpreter } from "../interpreter/types.ts";
 import { clusterOfExecutionSpace, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { AggregatedStatusItem, BindingSpec } from "../karmada/types.ts";
-import { isNotFound } from "../machinery/errors.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
-import { bindingKeyOfWork, expectedClusters, WORKS_BY_BINDING, worksInformer } from "./binding.ts";
+import {
+  bindingKeyOfWork,
+  expectedClusters,
+  resourceTemplate,
+  WORKS_BY_BINDING,
+  worksInformer,
+} from "./binding.ts";
 import { type Condition, setCondition } from "./cluster-status.ts";
 import type { ControllerContext } from "./context.ts";
 import { manifestsOf } from "./execution.ts";
@@ -103,15 +108,9 @@ export function bindingStatusController(
 
   async function aggregateTemplate(binding: Binding, items: AggregatedStatusItem[]): Promise<void> {
     const r = binding.spec.resource;
+    const template = await resourceTemplate(ctx, r);
+    if (!template || (template.metadata.uid !== r.uid && r.uid)) return;
     const ref = await ctx.client.resourceFor(r.apiVersion, r.kind);
-    let template: StoredObject;
-    try {
-      template = await ctx.client.get(ref, r.namespace, r.name);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
-    if (template.metadata.uid !== r.uid && r.uid) return;
     const aggregated = interpreter.aggregateStatus(template, items);
     if (!aggregated || jsonEqual(aggregated.status ?? {}, template.status ?? {})) return;
     await ctx.client.updateStatus(ref, { ...template, status: aggregated.status });

@@ -57,6 +57,37 @@ export function worksInformer(ctx: ControllerContext): Informer {
 }
 
 /**
+ * The template a binding was made from, read from the informer the detector keeps (as upstream
+ * reads its lister), with a GET when the cache has not caught up with the binding yet. Undefined
+ * when the template or its kind is gone. The cached object is shared: callers must not modify it.
+ */
+export async function resourceTemplate(
+  ctx: ControllerContext,
+  r: BindingSpec["resource"],
+): Promise<StoredObject | undefined> {
+  let ref: ResourceRef;
+  try {
+    ref = await ctx.client.resourceFor(r.apiVersion, r.kind);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  const informer = ctx.informers.informer(ref);
+  if (informer.hasSynced()) {
+    const cached = informer.get(r.namespace, r.name);
+    const fresh =
+      cached && (!r.resourceVersion || Number(cached.metadata.resourceVersion) >= Number(r.resourceVersion));
+    if (fresh && (!r.uid || cached.metadata.uid === r.uid)) return cached;
+  }
+  try {
+    return await ctx.client.get(ref, r.namespace, r.name);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
  * The clusters a binding's Works belong in: its target clusters, those of bindings that
  * require it, and clusters being evicted gracefully (their copy stays until the new one is up).
  */
@@ -111,18 +142,6 @@ export function bindingController(
         value: (binding.metadata.finalizers ?? []).filter((f) => f !== finalizer),
       },
     ]);
-  }
-
-  async function template(spec: BindingSpec): Promise<StoredObject | undefined> {
-    const r = spec.resource;
-    let ref: ResourceRef;
-    try {
-      ref = await ctx.client.resourceFor(r.apiVersion, r.kind);
-      return await ctx.client.get(ref, r.namespace, r.name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
   }
 
   /** The manifest of `template` for one cluster, and the Work annotations that record how it was made. */
@@ -235,7 +254,7 @@ export function bindingController(
       const cluster = clusterOfExecutionSpace(w.metadata.namespace);
       if (cluster && !expected.has(cluster)) await deleteWork(w);
     }
-    const tmpl = await template(binding.spec);
+    const tmpl = await resourceTemplate(ctx, binding.spec.resource);
     if (!tmpl) return undefined;
 
     const targets = new Map<string, number | undefined>();

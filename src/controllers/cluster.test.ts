@@ -350,8 +350,14 @@ describe("cluster controller over a joined member", () => {
     await setReady("True");
     const done = await untilTaints([]);
     expect(done.spec).not.toHaveProperty("taints");
-    const message = (await env.eventsFor("pull1")).map((e) => e.message);
-    expect(message).toContain("Taint cluster succeed: cluster now does not have taints.");
+    // Events are written in batches, a moment after they happen.
+    await until(
+      async () =>
+        (await env.eventsFor("pull1")).find(
+          (e) => e.message === "Taint cluster succeed: cluster now does not have taints.",
+        ),
+      "the taint event",
+    );
   });
 
   it("turns Ready once the status controller runs, and the not-ready taint goes", async () => {

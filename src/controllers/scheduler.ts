@@ -37,6 +37,12 @@ export function schedulable(binding: StoredObject): boolean {
 }
 
 /** The explanation on one line, for an event message. */
+function onlyPlacementResultChanged(old: StoredObject, obj: StoredObject): boolean {
+  const { clusters: _a, ...before } = (old.spec ?? {}) as Record<string, unknown>;
+  const { clusters: _b, ...after } = (obj.spec ?? {}) as Record<string, unknown>;
+  return jsonEqual(before, after);
+}
+
 function explained(e: ScheduleExplanation): string {
   return explanationText(e)
     .map((line) => line.trim())
@@ -212,7 +218,10 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
     name: clusterScoped ? "scheduler-crb" : "scheduler-rb",
     for: bindings,
     workers: 1,
-    updateFilter: (old, obj) => old.metadata.generation !== obj.metadata.generation,
+    // The scheduler's own output (spec.clusters) is not a reason to schedule again: upstream
+    // reschedules Duplicated bindings on that echo too, and always lands on the same result.
+    updateFilter: (old, obj) =>
+      old.metadata.generation !== obj.metadata.generation && !onlyPlacementResultChanged(old, obj),
     watches: [
       {
         informer: clusters,

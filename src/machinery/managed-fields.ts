@@ -645,6 +645,9 @@ function compareValue(
   path: FieldPath,
   out: FieldComparison,
 ): void {
+  // Most of an updated object is as it was (a status write leaves the spec alone): an equal
+  // subtree has no changes, found without walking it path by path.
+  if (before !== undefined && after !== undefined && (before === after || jsonEqual(before, after))) return;
   if (isLeaf(before, after, schema)) {
     if (before === undefined) insertPath(out.added, path);
     else if (after === undefined) insertPath(out.removed, path);

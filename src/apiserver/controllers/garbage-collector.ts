@@ -197,34 +197,41 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     value.includes('"deletionTimestamp"') &&
     (value.includes(`"${FOREGROUND_FINALIZER}"`) || value.includes(`"${ORPHAN_FINALIZER}"`));
 
+  function onPut(key: string, value: string, prevValue: string | undefined): void {
+    if (mayOwnOrDepend(value) || (prevValue !== undefined && mayOwnOrDepend(prevValue))) {
+      // Only metadata matters here, which every version shares: no conversion or defaulting.
+      const meta = (JSON.parse(value) as StoredObject).metadata ?? {};
+      const owners = meta.ownerReferences ?? [];
+      const before = dependents.get(key)?.owners;
+      // As Kubernetes' graph builder: a dependent is checked when its owners change, not on
+      // every write (a status update leaves them as they were).
+      if (!before || !sameOwners(before, owners)) {
+        index(key, { metadata: meta } as StoredObject);
+        if (owners.length > 0) queue.add(`dep:${key}`);
+      }
+    }
+    if (deletingWithPolicy(value)) queue.add(`owner:${key}`);
+  }
+
   function onEvent(e: WatchEvent): void {
     const key = e.kv.key;
     if (e.type === "delete") {
       unindex(key);
       const prev = e.prevKv;
       if (prev) {
-        const decoded = decodeKv(prev);
-        const uid = decoded?.obj.metadata.uid;
-        if (uid) {
-          for (const dep of byOwner.get(uid) ?? []) queue.add(`dep:${dep}`);
+        const meta = (JSON.parse(prev.value) as StoredObject).metadata ?? {};
+        if (meta.uid) {
+          for (const dep of byOwner.get(meta.uid) ?? []) queue.add(`dep:${dep}`);
         }
         // A deleted dependent may unblock its foreground-deleting owners.
-        for (const o of decoded?.obj.metadata.ownerReferences ?? []) {
-          const target = ownerKey(o, decoded?.obj.metadata.namespace);
+        for (const o of meta.ownerReferences ?? []) {
+          const target = ownerKey(o, meta.namespace);
           if (target) queue.add(`owner:${target.key}`);
         }
       }
       return;
     }
-    const value = e.kv.value;
-    if (mayOwnOrDepend(value) || (e.prevKv && mayOwnOrDepend(e.prevKv.value))) {
-      const decoded = decodeKv(e.kv);
-      if (decoded) {
-        index(key, decoded.obj);
-        if ((decoded.obj.metadata.ownerReferences ?? []).length > 0) queue.add(`dep:${key}`);
-      }
-    }
-    if (deletingWithPolicy(value)) queue.add(`owner:${key}`);
+    onPut(key, e.kv.value, e.prevKv?.value);
   }
 
   // Initial sync: index every dependent, check them all once (owners may have vanished while we were down).
@@ -243,6 +250,13 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     watch.close();
     queue.stop();
   };
+}
+
+function sameOwners(a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((o, i) => o.uid === b[i]!.uid && o.blockOwnerDeletion === b[i]!.blockOwnerDeletion)
+  );
 }
 
 function withoutOwners(obj: StoredObject, uids: Set<string>): StoredObject {
