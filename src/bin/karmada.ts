@@ -27,6 +27,7 @@ import {
 } from "../member-sim/custom-stages.ts";
 import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-client.ts";
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
+import { FEATURES, FeatureGates } from "../runtime/features.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 import { startAgent } from "./agent.ts";
@@ -88,6 +89,27 @@ interface LeaderElectionCliFlags {
   leaderElectResourceNamespace: string;
 }
 
+interface FeatureGatesCliFlags {
+  featureGates?: string[];
+}
+
+/** `--feature-gates`, or a startup error saying which gate or value to fix. */
+function featuresFrom(component: string, flags: FeatureGatesCliFlags): FeatureGates {
+  try {
+    return FeatureGates.parse(flags.featureGates ?? []);
+  } catch (err) {
+    fail(component, new StartupError((err as Error).message));
+  }
+}
+
+function addFeatureGatesOption(cmd: Command): Command {
+  return cmd.option(
+    "--feature-gates <gates>",
+    `feature gates as upstream Karmada names them, e.g. Failover=true,PropagationPolicyPreemption=true (AllAlpha=, AllBeta= set a whole stage); known: ${Object.keys(FEATURES).join(", ")}`,
+    list,
+  );
+}
+
 interface ClusterStatusCliFlags {
   clusterStatusUpdateFrequency: number;
   clusterFailureThreshold: number;
@@ -102,7 +124,7 @@ function clusterStatusOptionsFrom(flags: ClusterStatusCliFlags): Partial<Control
   };
 }
 
-interface UpFlags extends ClusterStatusCliFlags {
+interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags {
   dataDir: string;
   port: number;
   members: number;
@@ -121,7 +143,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       port: flags.port,
       members: flags.members,
       memberCommand: [process.execPath, ...process.execArgv, process.argv[1]!],
-      controllerOptions: clusterStatusOptionsFrom(flags),
+      controllerOptions: { ...clusterStatusOptionsFrom(flags), features: featuresFrom("up", flags) },
       log,
     },
     io,
@@ -139,7 +161,7 @@ function errorText(err: unknown): string {
   return status?.message ?? (err as Error).message ?? String(err);
 }
 
-interface ControllerManagerFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags {
+interface ControllerManagerFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags, FeatureGatesCliFlags {
   kubeconfig?: string;
   context?: string;
   controllers: string[];
@@ -201,6 +223,7 @@ const leaderElectionLost = (component: string) => (): void => {
 
 async function runControllerManagerCommand(flags: ControllerManagerFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "controller-manager" } });
+  const features = featuresFrom("controller-manager", flags);
   checkControllers("controller-manager", flags.controllers, Object.keys(controllers));
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   const { client } = await kubeconfigClient("controller-manager", "--kubeconfig", path, flags.context);
@@ -215,6 +238,7 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
         clusterMonitorPeriodMs: flags.clusterMonitorPeriod,
         clusterMonitorGracePeriodMs: flags.clusterMonitorGracePeriod,
         clusterStartupGracePeriodMs: flags.clusterStartupGracePeriod,
+        features,
       },
       leaderElection: leaderElectionFrom(flags),
       onLost: leaderElectionLost("controller-manager"),
@@ -230,7 +254,7 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
   }, log);
 }
 
-interface SchedulerFlags extends LeaderElectionCliFlags {
+interface SchedulerFlags extends LeaderElectionCliFlags, FeatureGatesCliFlags {
   kubeconfig?: string;
   context?: string;
   logLevel: Level;
@@ -238,6 +262,7 @@ interface SchedulerFlags extends LeaderElectionCliFlags {
 
 async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "scheduler" } });
+  const features = featuresFrom("scheduler", flags);
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   const { client } = await kubeconfigClient("scheduler", "--kubeconfig", path, flags.context);
   let scheduler: ReturnType<typeof startElectedControllerManager>;
@@ -247,6 +272,7 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
       log,
       controllers: ["*"],
       registry: schedulerControllers,
+      options: { features },
       leaderElection: { ...leaderElectionFrom(flags), name: SCHEDULER_LEASE },
       onLost: leaderElectionLost("scheduler"),
     });
@@ -260,7 +286,7 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   }, log);
 }
 
-interface AgentFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags {
+interface AgentFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags, FeatureGatesCliFlags {
   karmadaKubeconfig?: string;
   karmadaContext?: string;
   kubeconfig?: string;
@@ -294,6 +320,7 @@ function reportedSecrets(values: string[]): ReportedSecret[] {
 
 async function runAgentCommand(flags: AgentFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "agent" } });
+  const features = featuresFrom("agent", flags);
   if (!flags.karmadaKubeconfig) fail("agent", new StartupError("--karmada-kubeconfig is required"));
   if (!flags.clusterName) fail("agent", new StartupError("--cluster-name is required"));
   if (!(flags.clusterLeaseRenewIntervalFraction > 0 && flags.clusterLeaseRenewIntervalFraction < 1)) {
@@ -334,6 +361,7 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
         ...clusterStatusOptionsFrom(flags),
         clusterLeaseDurationMs: flags.clusterLeaseDuration,
         clusterLeaseRenewFraction: flags.clusterLeaseRenewIntervalFraction,
+        features,
       },
       leaderElection: leaderElectionFrom(flags),
       log,
@@ -544,7 +572,7 @@ export function buildProgram(): Command {
     .option("--port <n>", "control plane port (0: a free port)", port, 5443)
     .option("--members <n>", "simulated member clusters", count, 3)
     .option("--log-level <level>", "debug, info, warn or error", level, "warn");
-  addClusterStatusOptions(up).action((flags: UpFlags) => runUpCommand(flags));
+  addFeatureGatesOption(addClusterStatusOptions(up)).action((flags: UpFlags) => runUpCommand(flags));
   const controllerManager = program
     .command("controller-manager")
     .description(
@@ -560,7 +588,7 @@ export function buildProgram(): Command {
       `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(controllers).join(", ")}`,
       list,
     );
-  addClusterStatusOptions(addLeaderElectionOptions(controllerManager))
+  addFeatureGatesOption(addClusterStatusOptions(addLeaderElectionOptions(controllerManager)))
     .addOption(
       durationOption("--cluster-monitor-period <duration>", "how often cluster leases are checked", "5s"),
     )
@@ -588,7 +616,7 @@ export function buildProgram(): Command {
       "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
     )
     .option("--context <name>", "kubeconfig context to use");
-  addLeaderElectionOptions(scheduler)
+  addFeatureGatesOption(addLeaderElectionOptions(scheduler))
     .option("--log-level <level>", "debug, info, warn or error", level, "info")
     .action((flags: SchedulerFlags) => runSchedulerCommand(flags));
   const agent = program
@@ -632,7 +660,7 @@ export function buildProgram(): Command {
       (v: string) => Number(v),
       0.25,
     );
-  addClusterStatusOptions(addLeaderElectionOptions(agent))
+  addFeatureGatesOption(addClusterStatusOptions(addLeaderElectionOptions(agent)))
     .option("--log-level <level>", "debug, info, warn or error", level, "info")
     .action((flags: AgentFlags) => runAgentCommand({ ...flags, controllers: flags.controllers ?? ["*"] }));
   const memberSim = program

@@ -6,6 +6,7 @@ import type { StoredObject } from "../api/meta.ts";
 import type { Client } from "../client/client.ts";
 import type { Logger } from "../log.ts";
 import type { EventRecorder } from "../runtime/events.ts";
+import { DEFAULT_FEATURE_GATES, type FeatureGates } from "../runtime/features.ts";
 import type { InformerFactory } from "../runtime/informer.ts";
 import type { MemberWatches } from "./member-watches.ts";
 
@@ -43,6 +44,8 @@ export interface ControllerOptions {
   clusterLeaseRenewFraction: number;
   /** Timeout of one health probe of a member. */
   clusterProbeTimeoutMs: number;
+  /** `--feature-gates`. */
+  features: FeatureGates;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
@@ -55,6 +58,7 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   clusterLeaseDurationMs: 40_000,
   clusterLeaseRenewFraction: 0.25,
   clusterProbeTimeoutMs: 5_000,
+  features: DEFAULT_FEATURE_GATES,
 };
 
 export interface ControllerContext {

@@ -17,7 +17,12 @@ import { KARMADA } from "../karmada/resources.ts";
 import type { PropagationSpec, ResourceSelector } from "../karmada/types.ts";
 import { isNotFound } from "../machinery/errors.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
-import { bestPolicy, implicitPriority } from "../policy/resource-selector.ts";
+import {
+  bestPolicy,
+  implicitPriority,
+  PRIORITY_MATCH_NAME,
+  selectorPriority,
+} from "../policy/resource-selector.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
 import type { ControllerContext } from "./context.ts";
@@ -79,6 +84,45 @@ function specChanged(old: StoredObject, obj: StoredObject): boolean {
   return !jsonEqual(strip(old), strip(obj));
 }
 
+/** Label keys with Karmada's suffix that are the user's to set, not Karmada's. */
+const USER_LABELS_WITH_KARMADA_KEYS = new Set<string>([LABEL.skipAutoPropagation]);
+
+/**
+ * Whether an update only touched what Karmada itself writes on templates (labels and
+ * annotations whose key contains `.karmada.io`, and the generation that follows), upstream's
+ * `ResourceChangeByKarmada`: such a change does not refresh a Lazy policy's binding.
+ */
+export function changedByKarmada(old: StoredObject, obj: StoredObject): boolean {
+  const strip = (o: StoredObject) => {
+    const { status: _s, ...rest } = o;
+    const {
+      managedFields: _m,
+      resourceVersion: _r,
+      generation: _g,
+      labels,
+      annotations,
+      ...meta
+    } = o.metadata;
+    const ours = (k: string) => k.includes(".karmada.io") && !USER_LABELS_WITH_KARMADA_KEYS.has(k);
+    const keepLabels = Object.entries(labels ?? {}).filter(([k]) => !ours(k));
+    const keepAnnotations = Object.entries(annotations ?? {}).filter(
+      ([k]) => k.includes(".karmada.io") === false,
+    );
+    return {
+      ...rest,
+      metadata: {
+        ...meta,
+        ...(keepLabels.length ? { labels: Object.fromEntries(keepLabels) } : {}),
+        ...(keepAnnotations.length ? { annotations: Object.fromEntries(keepAnnotations) } : {}),
+      },
+    };
+  };
+  return jsonEqual(strip(old), strip(obj));
+}
+
+const lazy = (p: StoredObject): boolean =>
+  (p.spec as PropagationSpec | undefined)?.activationPreference === "Lazy";
+
 export function detectorController(ctx: ControllerContext, interpreter: ResourceInterpreter): Controller {
   const events = ctx.recorder(DETECTOR);
   const byPolicy = (o: StoredObject) =>
@@ -95,6 +139,17 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
   const kinds = new Map<string, Kind>();
   const pending = new Map<string, Promise<Kind | undefined>>();
   let enqueue: (key: string) => void = () => {};
+  /**
+   * Templates queued since their last reconcile for a change of their own (created, or updated by
+   * someone other than Karmada). The others were queued by a policy change or by Karmada's own
+   * writes: a Lazy policy claims those but leaves their binding alone (upstream's
+   * ResourceChangeByKarmada).
+   */
+  const userChanges = new Set<string>();
+  const enqueueTemplate = (key: string, byKarmada: boolean): void => {
+    if (!byKarmada) userChanges.add(key);
+    enqueue(key);
+  };
 
   const skipped = (ns: string | undefined) =>
     ns !== undefined && (isReservedNamespace(ns) || SKIPPED_NAMESPACES.test(ns));
@@ -111,17 +166,24 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
           const informer = ctx.informers.informer(ref, { indexers: { [CLAIM_INDEX]: byPolicy } });
           const k: Kind = { apiVersion, kind, ref, informer };
           kinds.set(key, k);
-          const add = (o: StoredObject) => {
+          const add = (o: StoredObject, byKarmada: boolean) => {
             if (!skipped(o.metadata.namespace))
-              enqueue(templateKey(apiVersion, kind, o.metadata.namespace, o.metadata.name!));
+              enqueueTemplate(
+                templateKey(apiVersion, kind, o.metadata.namespace, o.metadata.name!),
+                byKarmada,
+              );
           };
+          // Templates listed when the kind starts being watched (a policy selected it) were
+          // there before: that is the policy's change, not theirs. Later adds are new templates.
+          let initial = true;
           informer.addHandler({
-            onAdd: add,
+            onAdd: (o) => add(o, initial || !informer.hasSynced()),
             onUpdate: (old, obj) => {
-              if (specChanged(old, obj)) add(obj);
+              if (specChanged(old, obj)) add(obj, changedByKarmada(old, obj));
             },
-            onDelete: add,
+            onDelete: (o) => add(o, false),
           });
+          initial = false;
           return k;
         },
         (err) => {
@@ -149,14 +211,20 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
       const k = await ensureKind(s.apiVersion, s.kind);
       for (const o of k?.informer.list(ns) ?? []) {
         if (!skipped(o.metadata.namespace))
-          enqueue(templateKey(s.apiVersion, s.kind, o.metadata.namespace, o.metadata.name!));
+          enqueueTemplate(
+            templateKey(s.apiVersion, s.kind, o.metadata.namespace, o.metadata.name!),
+            lazy(policy),
+          );
       }
     }
     const id = policy.metadata.labels?.[clusterScoped ? LABEL.cppPermanentId : LABEL.ppPermanentId];
     if (id) {
       for (const k of kinds.values())
         for (const o of k.informer.byIndex(CLAIM_INDEX, id))
-          enqueue(templateKey(k.apiVersion, k.kind, o.metadata.namespace, o.metadata.name!));
+          enqueueTemplate(
+            templateKey(k.apiVersion, k.kind, o.metadata.namespace, o.metadata.name!),
+            lazy(policy),
+          );
     }
   }
 
@@ -200,7 +268,13 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
     );
   }
 
-  async function applyPolicy(k: Kind, template: StoredObject, policy: Policy, clusterScoped: boolean) {
+  async function applyPolicy(
+    k: Kind,
+    template: StoredObject,
+    policy: Policy,
+    clusterScoped: boolean,
+    byKarmada: boolean,
+  ) {
     const missing = missingOverrides(policy, clusterScoped);
     if (missing.length > 0) {
       // Retried with backoff, and at once when an override policy appears.
@@ -225,6 +299,8 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
         },
       });
     }
+    // Lazy activation: a policy change (or Karmada's own write) waits for the template's next change.
+    if (byKarmada && lazy(policy)) return;
     await ensureBinding(k, current, policy, claim);
   }
 
@@ -316,11 +392,88 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
     await ctx.client.update(b.ref, next);
   }
 
+  /**
+   * With the PropagationPolicyPreemption gate on: the policy with `preemption: Always` that
+   * takes `template` from the policy that claims it, by upstream's rule (high-priority PP >
+   * low-priority PP > CPP): a PP preempts a PP of strictly lower priority and any CPP; a CPP
+   * preempts only a CPP of strictly lower priority. Only templates a preempting policy names
+   * are taken, as upstream fetches them by their selectors' names.
+   */
+  function preemptor(
+    template: StoredObject,
+    claimer: Policy,
+    claimerIsCpp: boolean,
+  ): { policy: Policy; clusterScoped: boolean } | undefined {
+    if (!ctx.options.features.enabled("PropagationPolicyPreemption")) return undefined;
+    const priority = (p: Policy) => p.spec.priority ?? 0;
+    const candidates = (list: Policy[], beats: (p: Policy) => boolean) =>
+      list.filter(
+        (p) =>
+          p.metadata.uid !== claimer.metadata.uid &&
+          p.spec.preemption === "Always" &&
+          (p.spec.resourceSelectors ?? []).some(
+            (s) => selectorPriority(template, s) === PRIORITY_MATCH_NAME,
+          ) &&
+          beats(p),
+      );
+    const ns = template.metadata.namespace;
+    if (ns) {
+      const pp = bestPolicy(
+        template,
+        candidates(pps.list(ns) as Policy[], (p) => claimerIsCpp || priority(p) > priority(claimer)),
+      );
+      if (pp) return { policy: pp, clusterScoped: false };
+    }
+    if (!claimerIsCpp) return undefined;
+    const cpp = bestPolicy(
+      template,
+      candidates(cpps.list() as Policy[], (p) => priority(p) > priority(claimer)),
+    );
+    return cpp ? { policy: cpp, clusterScoped: true } : undefined;
+  }
+
+  const policyText = (p: Policy, clusterScoped: boolean) =>
+    clusterScoped
+      ? `cluster propagation policy(${p.metadata.name})`
+      : `propagation policy(${p.metadata.namespace}/${p.metadata.name})`;
+
+  /** Applies the claiming policy, unless a preempting one takes the template over (upstream's events). */
+  async function keepOrPreempt(
+    k: Kind,
+    template: StoredObject,
+    claimer: Policy,
+    claimerIsCpp: boolean,
+    byKarmada: boolean,
+  ): Promise<void> {
+    const winner = preemptor(template, claimer, claimerIsCpp);
+    if (!winner) return applyPolicy(k, template, claimer, claimerIsCpp, byKarmada);
+    const text = policyText(winner.policy, winner.clusterScoped);
+    const what = text[0]!.toUpperCase() + text.slice(1);
+    try {
+      await applyPolicy(k, template, winner.policy, winner.clusterScoped, byKarmada);
+    } catch (err) {
+      events.event(
+        template,
+        "Warning",
+        "PreemptPolicyFailed",
+        `${what} failed to preempt ${policyText(claimer, claimerIsCpp)}: ${(err as Error).message}`,
+      );
+      throw err;
+    }
+    events.event(
+      template,
+      "Normal",
+      "PreemptPolicySucceed",
+      `${what} preempted ${policyText(claimer, claimerIsCpp)} successfully`,
+    );
+  }
+
   async function reconcileTemplate(
     apiVersion: string,
     kind: string,
     ns: string,
     name: string,
+    byKarmada: boolean,
   ): Promise<void> {
     const k = await ensureKind(apiVersion, kind);
     if (!k) return;
@@ -347,7 +500,7 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
         pp.metadata.labels?.[LABEL.ppPermanentId] === labels[LABEL.ppPermanentId] &&
         implicitPriority(template, pp.spec.resourceSelectors) > 0
       ) {
-        return applyPolicy(k, template, pp, false);
+        return keepOrPreempt(k, template, pp, false, byKarmada);
       }
       await unclaim(k, template);
     } else if (labels[LABEL.cppPermanentId] && annotations[ANNOTATION.cppName]) {
@@ -359,17 +512,17 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
         cpp.metadata.labels?.[LABEL.cppPermanentId] === labels[LABEL.cppPermanentId] &&
         implicitPriority(template, cpp.spec.resourceSelectors) > 0
       ) {
-        // A PP created later does not take over without preemption (gate off), as upstream.
-        return applyPolicy(k, template, cpp, true);
+        // A PP created later takes over only by preemption, as upstream.
+        return keepOrPreempt(k, template, cpp, true, byKarmada);
       }
       await unclaim(k, template);
     }
 
     const fresh = k.informer.get(ns || undefined, name) ?? template;
     const pp = ns ? bestPolicy(fresh, pps.list(ns) as Policy[]) : undefined;
-    if (pp) return applyPolicy(k, fresh, pp, false);
+    if (pp) return applyPolicy(k, fresh, pp, false, byKarmada);
     const cpp = bestPolicy(fresh, cpps.list() as Policy[]);
-    if (cpp) return applyPolicy(k, fresh, cpp, true);
+    if (cpp) return applyPolicy(k, fresh, cpp, true, byKarmada);
   }
 
   /** A policy being deleted: its claims are removed from bindings, then templates; then its finalizer goes. */
@@ -406,8 +559,16 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
 
   async function reconcile(key: string): Promise<ReconcileResult> {
     const parts = key.split("|");
-    if (parts[0] === "t") await reconcileTemplate(parts[1]!, parts[2]!, parts[3]!, parts.slice(4).join("|"));
-    else if (parts[0] === "pp") await reconcilePolicy(false, parts[1], parts[2]!);
+    if (parts[0] === "t") {
+      const user = userChanges.delete(key);
+      try {
+        await reconcileTemplate(parts[1]!, parts[2]!, parts[3]!, parts.slice(4).join("|"), !user);
+      } catch (err) {
+        // The retry still answers the user's change.
+        if (user) userChanges.add(key);
+        throw err;
+      }
+    } else if (parts[0] === "pp") await reconcilePolicy(false, parts[1], parts[2]!);
     else if (parts[0] === "cpp") await reconcilePolicy(true, undefined, parts[1]!);
     return undefined;
   }

@@ -44,8 +44,9 @@ export const controllers: ControllerRegistry = {
   workStatus: (ctx) => [workStatusController(ctx, interpreter)],
   namespace: (ctx) => [namespaceController(ctx)],
   // Upstream starts its dependencies distributor next to the resource detector when the
-  // PropagateDeps feature gate (on by default) is enabled; here `-dependenciesDistributor` turns it off.
-  dependenciesDistributor: (ctx) => [dependenciesDistributor(ctx, interpreter)],
+  // PropagateDeps feature gate (on by default) is enabled; `-dependenciesDistributor` also turns it off.
+  dependenciesDistributor: (ctx) =>
+    ctx.options.features.enabled("PropagateDeps") ? [dependenciesDistributor(ctx, interpreter)] : [],
 };
 
 /** What the controller manager runs whatever `--controllers` says, as upstream runs its resource detector. */

@@ -10,6 +10,7 @@ import { nativeInterpreter } from "../interpreter/native/index.ts";
 import type { BindingSpec } from "../karmada/types.ts";
 import { expectedClusters } from "./binding.ts";
 import { aggregatedItems, fullyApplied } from "./binding-status.ts";
+import { changedByKarmada } from "./detector.ts";
 import { desiredOver } from "./execution.ts";
 import { shouldPropagateNamespace } from "./namespace.ts";
 import { schedulable } from "./scheduler.ts";
@@ -197,5 +198,42 @@ describe("which bindings the scheduler takes", () => {
         b({ "propagationpolicy.karmada.io/permanent-id": "1" }, { suspension: { scheduling: true } }),
       ),
     ).toBe(false);
+  });
+});
+
+describe("changedByKarmada (upstream's ResourceChangeByKarmada)", () => {
+  const base = (
+    meta: Record<string, unknown> = {},
+    spec: Record<string, unknown> = { replicas: 1 },
+  ): StoredObject => ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "d", namespace: "default", generation: 1, resourceVersion: "5", ...meta },
+    spec,
+  });
+  const cases: Array<[string, StoredObject, boolean]> = [
+    [
+      "a claim label and annotations",
+      base({
+        labels: { "propagationpolicy.karmada.io/permanent-id": "x" },
+        annotations: { "propagationpolicy.karmada.io/name": "p" },
+      }),
+      true,
+    ],
+    [
+      "status, resourceVersion and generation",
+      { ...base({ resourceVersion: "9", generation: 2 }), status: { replicas: 1 } },
+      true,
+    ],
+    ["a user label", base({ labels: { tier: "web" } }), false],
+    [
+      "the user's skip-auto-propagation label, though it has Karmada's suffix",
+      base({ labels: { "namespace.karmada.io/skip-auto-propagation": "true" } }),
+      false,
+    ],
+    ["a spec change", base({}, { replicas: 2 }), false],
+  ];
+  it.each(cases)("%s", (_name, after, byKarmada) => {
+    expect(changedByKarmada(base(), after)).toBe(byKarmada);
   });
 });

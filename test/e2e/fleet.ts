@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningUp, runUp } from "../../src/bin/up.ts";
 import { silentLogger } from "../../src/log.ts";
+import type { FeatureGates } from "../../src/runtime/features.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 
@@ -19,7 +20,11 @@ export interface TestFleet {
   stop(): Promise<void>;
 }
 
-export async function startTestFleet(name: string, members: number): Promise<TestFleet> {
+export async function startTestFleet(
+  name: string,
+  members: number,
+  opts: { features?: FeatureGates } = {},
+): Promise<TestFleet> {
   const dir = await mkdtemp(join(tmpdir(), `karmada-ts-${name}-`));
   try {
     const up = await runUp(
@@ -32,6 +37,7 @@ export async function startTestFleet(name: string, members: number): Promise<Tes
           clusterStatusUpdateFrequencyMs: 300,
           clusterSuccessThresholdMs: 300,
           clusterFailureThresholdMs: 5_000,
+          ...(opts.features ? { features: opts.features } : {}),
         },
         log: silentLogger,
       },
