@@ -31,6 +31,7 @@ import {
 import type { MemoryResult } from "./memory-child.ts";
 import { type PropagationConfig, propagationBench } from "./propagation.ts";
 import { benchScheduler, SCHEDULER_GOAL_PER_SECOND } from "./scheduler.ts";
+import type { WorksMemoryResult } from "./works-memory-child.ts";
 
 export interface BenchConfig
   extends Omit<FleetConfig, "concurrency">,
@@ -45,6 +46,8 @@ export interface BenchConfig
   watchEvents: number;
   /** HTTP and in-process creates on a throwaway server first, so every backend meets warm code. */
   warmup: number;
+  /** Works the control plane holds for the memory row (0: skipped). */
+  works: number;
 }
 
 /** The project's goal for API creates over HTTP relative to the raw store. */
@@ -281,6 +284,38 @@ async function memoryPer10k(backend: Backend, cfg: BenchConfig): Promise<void> {
   );
 }
 
+const WORKS_MEMORY_CHILD = fileURLToPath(new URL("./works-memory-child.ts", import.meta.url));
+
+/** Runs bench/works-memory-child.ts: API server on SQLite plus the controllers' Work cache, N Works. */
+async function worksMemory(cfg: BenchConfig, dir: string): Promise<void> {
+  if (cfg.works === 0) return;
+  const url = `sqlite://${join(dir, "works-memory.db")}`;
+  const tsx = `--import=${import.meta.resolve("tsx")}`;
+  const args = ["--expose-gc", tsx, WORKS_MEMORY_CHILD, url, String(cfg.works), String(cfg.concurrency)];
+  const out = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, args, { timeout: 900_000, maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`works memory child failed: ${err.message} ${stderr.slice(-500)}`));
+      else resolve(stdout);
+    });
+  });
+  const r = JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as WorksMemoryResult;
+  const how = r.gc ? "after forced full GC" : "WITHOUT forced GC (noisy)";
+  row(
+    "11 works memory",
+    "sqlite",
+    `heap with ${fmt(r.count)} Works`,
+    mib(r.heapBytes),
+    `${fmt(r.heapBytes / r.count)} bytes per Work, ${how}; API server + the controllers' Work informer, one process`,
+  );
+  row(
+    "11 works memory",
+    "sqlite",
+    `RSS with ${fmt(r.count)} Works`,
+    mib(r.rssBytes),
+    `RSS delta, includes SQLite's page cache; written (create + status) in ${fmt(r.seconds, 1)} s`,
+  );
+}
+
 async function listBench(s: Server, backend: string, cfg: BenchConfig): Promise<void> {
   const agent = keepAliveAgent(1);
   try {
@@ -476,6 +511,12 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     }
     failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
     failures += await propagationBench(cfg, row);
+    try {
+      await worksMemory(cfg, tmp);
+    } catch (err) {
+      failures++;
+      row("11 works memory", "sqlite", "failed", "-", (err as Error).message);
+    }
     try {
       for (const r of await benchScheduler()) {
         const goal = r.value >= SCHEDULER_GOAL_PER_SECOND ? "goal ≥ 2,000 met" : "goal ≥ 2,000 NOT met";
