@@ -16,7 +16,12 @@ import {
 } from "../client/kubeconfig.ts";
 import { REPORTED_SECRETS, type ReportedSecret } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
-import { agentControllers, controllers, schedulerControllers } from "../controllers/index.ts";
+import {
+  agentControllers,
+  controllers,
+  isControllerEnabled,
+  schedulerControllers,
+} from "../controllers/index.ts";
 import { createLogger, type Level, type Logger } from "../log.ts";
 import { serveMemberCluster } from "../member-sim/cluster.ts";
 import {
@@ -28,6 +33,8 @@ import {
 import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-client.ts";
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
 import { FEATURES, FeatureGates } from "../runtime/features.ts";
+import { FILTER_PLUGINS, SCORE_PLUGINS } from "../scheduler/core/plugins.ts";
+import type { ScheduleOptions } from "../scheduler/core/types.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 import { startAgent } from "./agent.ts";
@@ -255,14 +262,34 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
 }
 
 interface SchedulerFlags extends LeaderElectionCliFlags, FeatureGatesCliFlags {
+  plugins?: string[];
+  enableEmptyWorkloadPropagation: boolean;
   kubeconfig?: string;
   context?: string;
   logLevel: Level;
 }
 
+/** `--plugins` with upstream's semantics (`*` all, `Name` on, `-Name` off), as the scheduler core takes it. */
+function scheduleOptionsFrom(flags: SchedulerFlags): ScheduleOptions {
+  const known = [...new Set([...FILTER_PLUGINS, ...SCORE_PLUGINS].map((p) => p.name as string))];
+  const plugins = flags.plugins ?? ["*"];
+  const unknown = plugins.map((p) => p.replace(/^-/, "")).filter((p) => p !== "*" && !known.includes(p));
+  if (unknown.length > 0)
+    fail(
+      "scheduler",
+      new StartupError(`--plugins: unknown plugin ${unknown.join(", ")}; known: ${known.join(", ")}`),
+    );
+  const disabled = known.filter((name) => !isControllerEnabled(name, plugins));
+  return {
+    ...(disabled.length ? { disabledPlugins: new Set(disabled) } : {}),
+    ...(flags.enableEmptyWorkloadPropagation ? { enableEmptyWorkloadPropagation: true } : {}),
+  };
+}
+
 async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "scheduler" } });
   const features = featuresFrom("scheduler", flags);
+  const schedule = scheduleOptionsFrom(flags);
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   const { client } = await kubeconfigClient("scheduler", "--kubeconfig", path, flags.context);
   let scheduler: ReturnType<typeof startElectedControllerManager>;
@@ -272,7 +299,7 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
       log,
       controllers: ["*"],
       registry: schedulerControllers,
-      options: { features },
+      options: { features, schedule },
       leaderElection: { ...leaderElectionFrom(flags), name: SCHEDULER_LEASE },
       onLost: leaderElectionLost("scheduler"),
     });
@@ -617,6 +644,12 @@ export function buildProgram(): Command {
     )
     .option("--context <name>", "kubeconfig context to use");
   addFeatureGatesOption(addLeaderElectionOptions(scheduler))
+    .option(
+      "--plugins <names>",
+      "scheduler plugins: * for all, Name to enable, -Name to disable (e.g. *,-ClusterLocality)",
+      list,
+    )
+    .option("--enable-empty-workload-propagation", "propagate workloads with 0 replicas too", false)
     .option("--log-level <level>", "debug, info, warn or error", level, "info")
     .action((flags: SchedulerFlags) => runSchedulerCommand(flags));
   const agent = program

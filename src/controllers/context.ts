@@ -8,6 +8,7 @@ import type { Logger } from "../log.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from "../runtime/features.ts";
 import type { InformerFactory } from "../runtime/informer.ts";
+import type { ScheduleOptions } from "../scheduler/core/types.ts";
 import type { MemberWatches } from "./member-watches.ts";
 
 /** A connection to one member cluster's API server. */
@@ -46,6 +47,8 @@ export interface ControllerOptions {
   clusterProbeTimeoutMs: number;
   /** `--feature-gates`. */
   features: FeatureGates;
+  /** The scheduler's `--plugins` and `--enable-empty-workload-propagation`. */
+  schedule: ScheduleOptions;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
@@ -59,6 +62,7 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   clusterLeaseRenewFraction: 0.25,
   clusterProbeTimeoutMs: 5_000,
   features: DEFAULT_FEATURE_GATES,
+  schedule: {},
 };
 
 export interface ControllerContext {

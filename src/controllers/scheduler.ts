@@ -140,6 +140,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
           status: status as { schedulerObservingAffinityName?: string; lastScheduledTime?: string },
         },
         clusters: all,
+        options: ctx.options.schedule,
       });
       const updated = await ctx.client.patch(ref, ns, name, "merge", {
         metadata: {

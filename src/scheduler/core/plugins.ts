@@ -19,6 +19,8 @@ export interface PluginContext {
   targets: ReadonlySet<string>;
   /** The affinities a cluster must match one of; undefined = no restriction. */
   affinities: readonly ClusterAffinity[] | undefined;
+  /** Plugins turned off by `--plugins`. */
+  disabled?: ReadonlySet<string>;
 }
 
 export interface FilterPlugin {
@@ -39,8 +41,10 @@ export function pluginContext(
   spec: BindingSpec,
   placement: Placement,
   status: BindingSchedulingStatus,
+  disabled?: ReadonlySet<string>,
 ): PluginContext {
   return {
+    ...(disabled?.size ? { disabled } : {}),
     spec,
     placement,
     status,

@@ -399,3 +399,18 @@ describe("explanationText", () => {
     expect(lines.at(-1)).toBe('scheduled with affinity term "second"');
   });
 });
+
+describe("schedule: --plugins", () => {
+  it("a disabled filter plugin lets the clusters it would reject through", () => {
+    const clusters = [cluster("member1"), cluster("member2")];
+    const placement = { clusterAffinity: { clusterNames: ["member1"] } };
+    const on = schedule(input({ placement }, clusters));
+    expect(on.clusters.map((c) => c.name)).toEqual(["member1"]);
+    const off = schedule({
+      ...input({ placement }, clusters),
+      options: { disabledPlugins: new Set(["ClusterAffinity"]) },
+    });
+    expect(off.clusters.map((c) => c.name).sort()).toEqual(["member1", "member2"]);
+    expect(off.explanation.attempts[0]!.clusters.every((c) => c.filteredBy === undefined)).toBe(true);
+  });
+});

@@ -164,6 +164,7 @@ function filterClusters(
       continue;
     }
     const rejectedBy = FILTER_PLUGINS.find((plugin) => {
+      if (ctx.disabled?.has(plugin.name)) return false;
       const reason = plugin.filter(ctx, cluster);
       if (reason !== undefined) verdict.reason = reason;
       return reason !== undefined;
@@ -194,7 +195,8 @@ function rankClusters(
   const details = feasible.map((cluster, i): ClusterDetail => {
     const name = cluster.metadata.name!;
     let score = 0;
-    for (const plugin of SCORE_PLUGINS) score += plugin.score(ctx, cluster);
+    for (const plugin of SCORE_PLUGINS)
+      if (!ctx.disabled?.has(plugin.name)) score += plugin.score(ctx, cluster);
     const allocatable = estimates[i]!;
     const assigned = previous.get(name) ?? 0;
     const order = overflowOrder(cluster, placement, status);
@@ -218,7 +220,7 @@ function scheduleOnce(
   options: ScheduleOptions,
   explanation: AttemptExplanation,
 ): TargetCluster[] {
-  const ctx = pluginContext(spec, placement, status);
+  const ctx = pluginContext(spec, placement, status, options.disabledPlugins);
   const feasible = filterClusters(ctx, clusters, explanation.clusters);
   const byName = new Map(explanation.clusters.map((v) => [v.name, v]));
   const replicas = spec.replicas ?? 0;

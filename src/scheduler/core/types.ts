@@ -17,6 +17,8 @@ export interface BindingSchedulingStatus {
 export interface ScheduleOptions {
   /** Upstream's `--enable-empty-workload-propagation` (default false). */
   enableEmptyWorkloadPropagation?: boolean;
+  /** Upstream's `--plugins`: the filter and score plugins turned off (by name, e.g. `ClusterLocality`). */
+  disabledPlugins?: ReadonlySet<string>;
 }
 
 export interface ScheduleInput {
