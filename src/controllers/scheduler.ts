@@ -131,6 +131,15 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       return undefined;
     }
     const template = templateOf(binding);
+    /** Upstream's event for each clusterAffinities term that did not fit before the next was tried. */
+    const termFailed = (e: ScheduleExplanation): void => {
+      for (const a of e.attempts) {
+        if (!a.error || a.affinityIndex === undefined) continue;
+        const message = `failed to schedule ${clusterScoped ? "ClusterResourceBinding" : "ResourceBinding"}(${key}) with clusterAffiliates index(${a.affinityIndex}): ${a.error.message}`;
+        events.event(binding, "Warning", "ScheduleBindingFailed", message);
+        events.event(template, "Warning", "ScheduleBindingFailed", message);
+      }
+    };
     try {
       const result = schedule({
         binding: {
@@ -165,6 +174,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
           ...(result.affinityName ? { schedulerObservingAffinityName: result.affinityName } : {}),
         },
       );
+      termFailed(result.explanation);
       const message = `Binding has been scheduled successfully. Result: ${resultText(result.clusters)}`;
       events.event(binding, "Normal", "ScheduleBindingSucceed", message);
       events.event(template, "Normal", "ScheduleBindingSucceed", message);
@@ -173,6 +183,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       return undefined;
     } catch (err) {
       if (!(err instanceof ScheduleError)) throw err;
+      termFailed(err.explanation);
       const patch: Record<string, unknown> = {
         metadata: { annotations: { [EXPLANATION_ANNOTATION]: explanationJson(err.explanation) } },
       };

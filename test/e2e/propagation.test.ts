@@ -4,7 +4,7 @@ import { parse, stringify } from "yaml";
 import type { RunningUp } from "../../src/bin/up.ts";
 import { startTestFleet, type TestFleet } from "./fleet.ts";
 import { contextKubectl, eventually, type KubectlResult, sharedPath } from "./harness.ts";
-import { table } from "./util.ts";
+import { deployment, manifest, table } from "./util.ts";
 
 const NGINX = sharedPath("conformance/karmada/samples/nginx");
 const GUESTBOOK = sharedPath("conformance/karmada/samples/guestbook");
@@ -344,6 +344,59 @@ describe("propagation on karmada up", () => {
       throw new Error(`${(err as Error).message}\n${dump.map((d) => d.stdout + d.stderr).join("\n----\n")}`);
     });
     expect(g.metadata.annotations).toMatchObject({ OverridePolicy: "test" });
+  });
+
+  it("clusterAffinities: a term nobody matches is passed over for the next, with upstream's event", async () => {
+    await ok(
+      cp(
+        ["apply", "-f", "-"],
+        manifest(deployment("fallback"), {
+          apiVersion: "policy.karmada.io/v1alpha1",
+          kind: "PropagationPolicy",
+          metadata: { name: "fallback", namespace: "default" },
+          spec: {
+            resourceSelectors: [{ apiVersion: "apps/v1", kind: "Deployment", name: "fallback" }],
+            placement: {
+              clusterAffinities: [
+                { affinityName: "primary", clusterNames: ["nowhere"] },
+                { affinityName: "backup", clusterNames: ["member2"] },
+              ],
+            },
+          },
+        }),
+      ),
+    );
+    const rb = await eventually(
+      async () => {
+        const b = await getJson("karmada-apiserver", ["get", "rb", "fallback-deployment"]);
+        return (b?.spec?.clusters as unknown[] | undefined)?.length ? b : undefined;
+      },
+      "fallback scheduled",
+      300,
+      100,
+    );
+    expect(rb.spec?.clusters).toEqual([{ name: "member2", replicas: 1 }]);
+    expect(rb.status?.schedulerObservingAffinityName).toBe("backup");
+    const events = await eventually(
+      async () => {
+        const out = await ok(
+          cp(["get", "events", "--field-selector", "involvedObject.name=fallback-deployment"]),
+        );
+        return out.includes("clusterAffiliates index(0)") ? out : undefined;
+      },
+      "the failed-term event",
+      100,
+      100,
+    );
+    expect(events).toContain(
+      "failed to schedule ResourceBinding(default/fallback-deployment) with clusterAffiliates index(0): 0/3 clusters are available: 3 cluster(s) did not match the placement cluster affinity constraint.",
+    );
+    await eventually(
+      async () => (await kubectl("member2", ["get", "deployment", "fallback"])).code === 0,
+      "fallback in member2",
+      300,
+      100,
+    );
   });
 
   it("deleting a template removes member copies, unless the policy preserves them", async () => {
