@@ -110,6 +110,10 @@ export function desiredOver(
   return interpreter.retain(desired, observed) ?? desired;
 }
 
+const WORKERS = 16;
+/** At most this many workers wait on one member at a time. */
+const PER_CLUSTER_WORKERS = 6;
+
 export function executionController(
   ctx: ControllerContext,
   interpreter: ResourceInterpreter,
@@ -227,6 +231,9 @@ export function executionController(
     ]);
   }
 
+  /** Applies in flight per member cluster. */
+  const inflight = new Map<string, number>();
+
   async function reconcile(key: string): Promise<ReconcileResult> {
     const [ns, name] = key.split("/") as [string, string];
     const clusterName = clusterOfExecutionSpace(ns);
@@ -260,6 +267,26 @@ export function executionController(
       message: "Work is being dispatched to member clusters.",
     };
     if (!isClusterReady(cluster)) throw new Error(`cluster(${clusterName}) not ready`);
+    // A member that answers slowly (or not at all, until the request timeout) may hold only
+    // part of the workers: the other members' Works keep flowing.
+    const busy = inflight.get(clusterName) ?? 0;
+    if (busy >= PER_CLUSTER_WORKERS) return { requeueAfterMs: 100 };
+    inflight.set(clusterName, busy + 1);
+    try {
+      return await dispatch(work, cluster, clusterName, dispatching);
+    } finally {
+      const left = (inflight.get(clusterName) ?? 1) - 1;
+      if (left > 0) inflight.set(clusterName, left);
+      else inflight.delete(clusterName);
+    }
+  }
+
+  async function dispatch(
+    work: StoredObject,
+    cluster: ClusterObject,
+    clusterName: string,
+    dispatching: Condition,
+  ): Promise<ReconcileResult> {
     const conn = await ctx.members.connect(cluster);
     const manifests = manifestsOf(work);
     const errors: string[] = [];
@@ -310,7 +337,7 @@ export function executionController(
     stop() {
       unsubscribe();
     },
-    workers: 8,
+    workers: WORKERS,
     // Status writes (ours and work-status') do not call for another apply.
     updateFilter: (old, obj) =>
       old.metadata.generation !== obj.metadata.generation ||
