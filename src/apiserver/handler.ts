@@ -14,7 +14,7 @@ import {
   aggregatedDiscovery,
   responseShape,
 } from "./negotiation.ts";
-import type { OpenApi } from "./openapi.ts";
+import { type OpenApi, openApiV2 } from "./openapi.ts";
 import { checkTypeMeta, parseFieldValidation } from "./prepare.ts";
 import { type ResourceRequest, requestInfo } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
@@ -58,6 +58,8 @@ export interface ApiResponse {
   body?: unknown;
   /** A body sent as is (text). */
   text?: string;
+  /** A binary body sent as is. */
+  bytes?: Buffer;
   watch?: WatchStream;
 }
 
@@ -206,7 +208,7 @@ export class ApiHandler {
         return json(200, this.discovery.groupList());
       }
       case "/openapi/v2":
-        return errorResponse(pathNotFound());
+        return openApiV2(accept);
       case "/openapi/v3":
         return json(200, this.#openapi.root());
       default:

@@ -87,9 +87,9 @@ function encodeEvent(event: unknown, original: ApiWatchEvent): string {
 }
 
 function send(res: ServerResponse, r: ApiResponse, head: boolean): void {
-  const text = r.text ?? (r.body === undefined ? "" : JSON.stringify(r.body));
-  res.writeHead(r.status, { ...r.headers, "Content-Length": Buffer.byteLength(text) });
-  res.end(head ? undefined : text);
+  const payload = r.bytes ?? r.text ?? (r.body === undefined ? "" : JSON.stringify(r.body));
+  res.writeHead(r.status, { ...r.headers, "Content-Length": Buffer.byteLength(payload) });
+  res.end(head ? undefined : payload);
 }
 
 async function streamWatch(res: ServerResponse, r: ApiResponse, log: Logger): Promise<void> {

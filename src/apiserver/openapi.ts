@@ -277,3 +277,49 @@ export class OpenApi {
     return { status: 200, headers, text: built.text };
   }
 }
+
+const OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+
+/** A protobuf length-delimited field (wire type 2) holding `bytes`. */
+function pbField(field: number, bytes: Buffer): Buffer {
+  const len: number[] = [];
+  let n = bytes.length;
+  do {
+    len.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+    n >>>= 7;
+  } while (n > 0);
+  return Buffer.concat([Buffer.from([(field << 3) | 2, ...len]), bytes]);
+}
+
+/**
+ * `/openapi/v2`: a valid Swagger 2.0 document that lists no paths or definitions. Our schemas
+ * are published per group version under `/openapi/v3`, which is what kubectl uses; kubectl
+ * still reads v2 to validate a `kind: List` file client-side, where types it finds no schema
+ * for are skipped, and the server then validates each item as it is applied. In gnostic's
+ * protobuf (what kubectl asks for) or JSON.
+ */
+export function openApiV2(accept: string | undefined): {
+  status: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  bytes?: Buffer;
+} {
+  const title = "karmada-ts";
+  const version = "v1.32.0";
+  if (accept?.includes(OPENAPI_V2_PROTOBUF)) {
+    // Document { swagger = 1; info = 2 { title = 1; version = 2 }; paths = 8 {} }
+    const info = Buffer.concat([pbField(1, Buffer.from(title)), pbField(2, Buffer.from(version))]);
+    const doc = Buffer.concat([
+      pbField(1, Buffer.from("2.0")),
+      pbField(2, info),
+      pbField(8, Buffer.alloc(0)),
+    ]);
+    // The media type kubectl asks for does not parse as a Content-Type (its "@"); any that does will do.
+    return { status: 200, headers: { "Content-Type": "application/octet-stream" }, bytes: doc };
+  }
+  return {
+    status: 200,
+    headers: { "Content-Type": "application/json" },
+    body: { swagger: "2.0", info: { title, version }, paths: {} },
+  };
+}

@@ -28,6 +28,22 @@ describe.concurrent("kubectl apply, diff, create -f, replace", () => {
   };
 
   describe("client-side apply", () => {
+    it("a kind: List file applies item by item; a bad item is still refused by the server", async () => {
+      const list = (items: unknown[]) => JSON.stringify({ apiVersion: "v1", kind: "List", items });
+      const r = await s.kubectl(["-n", NS, "apply", "-f", "-"], {
+        stdin: list([configMap("listed-a", { a: "1" }), configMap("listed-b", { b: "2" })]),
+      });
+      expect(r).toEqual({
+        code: 0,
+        stdout: "configmap/listed-a created\nconfigmap/listed-b created\n",
+        stderr: "",
+      });
+      const bad = { ...configMap("listed-c", {}), bogus: 1 };
+      const refused = await s.kubectl(["-n", NS, "apply", "-f", "-"], { stdin: list([bad]) });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('unknown field "bogus"');
+    });
+
     it("new → created, same again → unchanged, changed → configured", async () => {
       const cm = configMap("cfg", { a: "1" });
       expect(await apply([cm])).toEqual({ code: 0, stdout: "configmap/cfg created\n", stderr: "" });

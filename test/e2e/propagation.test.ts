@@ -159,7 +159,6 @@ describe("propagation on karmada up", () => {
     await ok(
       cp(
         ["apply", "-f", "-"],
-        // Multi-document YAML: kubectl validates a `kind: List` against /openapi/v2, which we do not serve.
         [
           {
             apiVersion: "v1",
