@@ -38,3 +38,34 @@ export interface ResourceInterpreter {
   /** InterpretDependency. */
   getDependencies(obj: KubeObject): DependentObjectReference[] | undefined;
 }
+
+/** Upstream's InterpreterOperation names (config/v1alpha1). */
+export type InterpreterOperation =
+  | "InterpretReplica"
+  | "ReviseReplica"
+  | "Retain"
+  | "AggregateStatus"
+  | "InterpretStatus"
+  | "InterpretHealth"
+  | "InterpretDependency"
+  | "InterpretComponent";
+
+/**
+ * One source of interpretation (Lua customizations, interpreter webhooks, our bundled
+ * third-party scripts, the native interpreter) for some kinds and operations. `handles` says
+ * whether it has a hook for an operation on a kind; the operation methods are called only
+ * when it does, and may be asynchronous (webhooks). They throw when the hook fails (a Lua
+ * error, a webhook that does not answer): the caller reports that, it does not fall back.
+ */
+export interface InterpreterSource {
+  readonly name: string;
+  handles(operation: InterpreterOperation, apiVersion: string, kind: string): boolean;
+  getReplicas(obj: KubeObject): Promise<{ replicas: number; requirements?: ReplicaRequirements }>;
+  reviseReplica(obj: KubeObject, replicas: number): Promise<KubeObject>;
+  retain(desired: KubeObject, observed: KubeObject): Promise<KubeObject>;
+  /** `null`: nothing to record. */
+  reflectStatus(obj: KubeObject): Promise<Record<string, unknown> | null>;
+  interpretHealth(obj: KubeObject): Promise<Health>;
+  aggregateStatus(template: KubeObject, items: readonly AggregatedStatusItem[]): Promise<KubeObject>;
+  getDependencies(obj: KubeObject): Promise<DependentObjectReference[]>;
+}
