@@ -5,7 +5,7 @@
  * template's own status is aggregated from the members' through the interpreter.
  */
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
-import type { ResourceInterpreter } from "../interpreter/types.ts";
+import type { Interpreter } from "../interpreter/index.ts";
 import { clusterOfExecutionSpace, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { AggregatedStatusItem, BindingSpec } from "../karmada/types.ts";
@@ -97,7 +97,7 @@ export function fullyApplied(
 
 export function bindingStatusController(
   ctx: ControllerContext,
-  interpreter: ResourceInterpreter,
+  interpreter: Interpreter,
   clusterScoped: boolean,
 ): Controller {
   const events = ctx.recorder(clusterScoped ? "crb-status-controller" : "rb-status-controller");
@@ -111,7 +111,7 @@ export function bindingStatusController(
     const template = await resourceTemplate(ctx, r);
     if (!template || (template.metadata.uid !== r.uid && r.uid)) return;
     const ref = await ctx.client.resourceFor(r.apiVersion, r.kind);
-    const aggregated = interpreter.aggregateStatus(template, items);
+    const aggregated = await interpreter.aggregateStatus(template, items);
     if (!aggregated || jsonEqual(aggregated.status ?? {}, template.status ?? {})) return;
     await ctx.client.updateStatus(ref, { ...template, status: aggregated.status });
     events.event(

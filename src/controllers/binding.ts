@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
-import type { ResourceInterpreter } from "../interpreter/types.ts";
+import type { Interpreter } from "../interpreter/index.ts";
 import {
   ANNOTATION,
   clusterOfExecutionSpace,
@@ -110,7 +110,7 @@ function conflictResolution(template: StoredObject, spec: BindingSpec): "overwri
 
 export function bindingController(
   ctx: ControllerContext,
-  interpreter: ResourceInterpreter,
+  interpreter: Interpreter,
   clusterScoped: boolean,
 ): Controller {
   const name = clusterScoped ? CLUSTER_BINDING_CONTROLLER : BINDING_CONTROLLER;
@@ -145,18 +145,18 @@ export function bindingController(
   }
 
   /** The manifest of `template` for one cluster, and the Work annotations that record how it was made. */
-  function manifestFor(
+  async function manifestFor(
     binding: Binding,
     tmpl: StoredObject,
     cluster: string,
     replicas: number | undefined,
     workId: string,
     resolution: string,
-  ): { manifest: KubeObject; annotations: Record<string, string> } {
+  ): Promise<{ manifest: KubeObject; annotations: Record<string, string> }> {
     let obj: KubeObject = structuredClone(tmpl);
     const spec = binding.spec;
     const workload = (spec.replicas ?? 0) > 0 || spec.replicaRequirements !== undefined;
-    if (workload) obj = interpreter.reviseReplica(obj, replicas ?? 0) ?? obj;
+    if (workload) obj = (await interpreter.reviseReplica(obj, replicas ?? 0)) ?? obj;
 
     const clusterObj = (clusters.get(undefined, cluster) as ClusterObject | undefined) ?? {
       apiVersion: "cluster.karmada.io/v1alpha1",
@@ -214,7 +214,7 @@ export function bindingController(
     const existing = works.get(ns, wname);
     const workId = existing?.metadata.labels?.[LABEL.workPermanentId] ?? randomUUID();
     const resolution = conflictResolution(tmpl, spec);
-    const { manifest, annotations } = manifestFor(binding, tmpl, cluster, replicas, workId, resolution);
+    const { manifest, annotations } = await manifestFor(binding, tmpl, cluster, replicas, workId, resolution);
     const suspended =
       spec.suspension?.dispatching === true ||
       (spec.suspension?.dispatchingOnClusters?.clusterNames ?? []).includes(cluster);

@@ -4,6 +4,7 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import type { Client } from "../client/client.ts";
+import type { Interpreter } from "../interpreter/index.ts";
 import type { Logger } from "../log.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from "../runtime/features.ts";
@@ -76,4 +77,6 @@ export interface ControllerContext {
   log: Logger;
   now(): number;
   options: ControllerOptions;
+  /** The resource interpreter: customizations, webhooks, bundled scripts, then native. */
+  interpreter: Interpreter;
 }

@@ -18,7 +18,8 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import type { ResourceRef } from "../client/client.ts";
-import type { DependentObjectReference, ResourceInterpreter } from "../interpreter/types.ts";
+import type { Interpreter } from "../interpreter/index.ts";
+import type { DependentObjectReference } from "../interpreter/types.ts";
 import {
   ANNOTATION,
   bindingName,
@@ -428,10 +429,7 @@ interface Kind {
   informer: Informer;
 }
 
-export function dependenciesDistributor(
-  ctx: ControllerContext,
-  interpreter: ResourceInterpreter,
-): Controller {
+export function dependenciesDistributor(ctx: ControllerContext, interpreter: Interpreter): Controller {
   const events = ctx.recorder(DEPENDENCIES_DISTRIBUTOR);
   const rbs = ctx.informers.informer(KARMADA.resourceBindings, {
     indexers: { [DEPENDED_BY_INDEX]: dependedByIndexValues, [DEPENDENCY_INDEX]: dependencyIndexValues },
@@ -744,7 +742,7 @@ export function dependenciesDistributor(
     if (!template) return undefined;
     let deps: DependentObjectReference[] | undefined;
     try {
-      deps = interpreter.getDependencies(template);
+      deps = await interpreter.getDependencies(template);
     } catch (err) {
       events.event(template, "Warning", "GetDependenciesFailed", (err as Error).message);
       throw err;

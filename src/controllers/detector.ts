@@ -11,7 +11,7 @@
  */
 import { isObject, type KubeObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
-import type { ResourceInterpreter } from "../interpreter/types.ts";
+import type { Interpreter } from "../interpreter/index.ts";
 import { ANNOTATION, bindingName, FINALIZER, isReservedNamespace, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { PropagationSpec, ResourceSelector } from "../karmada/types.ts";
@@ -123,7 +123,7 @@ export function changedByKarmada(old: StoredObject, obj: StoredObject): boolean 
 const lazy = (p: StoredObject): boolean =>
   (p.spec as PropagationSpec | undefined)?.activationPreference === "Lazy";
 
-export function detectorController(ctx: ControllerContext, interpreter: ResourceInterpreter): Controller {
+export function detectorController(ctx: ControllerContext, interpreter: Interpreter): Controller {
   const events = ctx.recorder(DETECTOR);
   const byPolicy = (o: StoredObject) =>
     CLAIM_LABELS.map((k) => o.metadata.labels?.[k]).filter((v): v is string => !!v);
@@ -313,7 +313,7 @@ export function detectorController(ctx: ControllerContext, interpreter: Resource
     const b = bindingOf(template, k.kind);
     const namespaced = !!template.metadata.namespace;
     const spec = policy.spec;
-    const replicas = interpreter.getReplicas(template);
+    const replicas = await interpreter.getReplicas(template);
     const owner = {
       apiVersion: template.apiVersion,
       kind: template.kind,

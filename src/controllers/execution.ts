@@ -11,8 +11,8 @@
  */
 import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import type { Interpreter } from "../interpreter/index.ts";
 import { prune } from "../interpreter/native/prune.ts";
-import type { ResourceInterpreter } from "../interpreter/types.ts";
 import { ANNOTATION, clusterOfExecutionSpace, executionSpace, FINALIZER, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
@@ -83,11 +83,11 @@ export function manifestsOf(work: StoredObject): KubeObject[] {
  * member owns. Labels and annotations set by others are kept; ones Karmada managed before but
  * no longer wants are dropped.
  */
-export function desiredOver(
+export async function desiredOver(
   manifest: KubeObject,
   observed: StoredObject,
-  interpreter: ResourceInterpreter,
-): KubeObject {
+  interpreter: Interpreter,
+): Promise<KubeObject> {
   const desired = structuredClone(manifest);
   desired.metadata ??= {};
   const meta = desired.metadata;
@@ -107,7 +107,7 @@ export function desiredOver(
   };
   meta.labels = merge(meta.labels, om.labels, om.annotations?.[ANNOTATION.managedLabels]);
   meta.annotations = merge(meta.annotations, om.annotations, om.annotations?.[ANNOTATION.managedAnnotations]);
-  return interpreter.retain(desired, observed) ?? desired;
+  return (await interpreter.retain(desired, observed)) ?? desired;
 }
 
 const WORKERS = 16;
@@ -116,7 +116,7 @@ const PER_CLUSTER_WORKERS = 6;
 
 export function executionController(
   ctx: ControllerContext,
-  interpreter: ResourceInterpreter,
+  interpreter: Interpreter,
   agent: { pullCluster?: string } = {},
 ): Controller {
   const events = ctx.recorder(EXECUTION_CONTROLLER);
@@ -162,7 +162,7 @@ export function executionController(
         `resource(kind=${manifest.kind}, ${where}) already exists in the cluster ${cluster} and the ${ANNOTATION.conflictResolution} strategy value is empty, Karmada will not manage this resource`,
       );
     }
-    const desired = desiredOver(manifest, observed, interpreter);
+    const desired = await desiredOver(manifest, observed, interpreter);
     const current = prune(observed);
     const wanted = prune(desired);
     if (jsonEqual(current, wanted)) return;

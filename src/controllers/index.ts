@@ -3,6 +3,7 @@
  * `--controllers`) and the manager that runs the enabled ones over shared informers.
  */
 import type { Client } from "../client/client.ts";
+import { Interpreter } from "../interpreter/index.ts";
 import { nativeInterpreter } from "../interpreter/native/index.ts";
 import type { Logger } from "../log.ts";
 import { type Controller, type RunningController, runController } from "../runtime/controller.ts";
@@ -29,28 +30,29 @@ import { workStatusController } from "./work-status.ts";
 
 export type ControllerRegistry = Record<string, (ctx: ControllerContext) => Controller[]>;
 
-const interpreter = nativeInterpreter;
-
 /** Upstream's controller names; one name may run several loops (as upstream's `cluster` does). */
 export const controllers: ControllerRegistry = {
   cluster: (ctx) => [clusterController(ctx), clusterMonitorController(ctx)],
   clusterStatus: (ctx) => [clusterStatusController(ctx)],
-  binding: (ctx) => [bindingController(ctx, interpreter, false), bindingController(ctx, interpreter, true)],
-  bindingStatus: (ctx) => [
-    bindingStatusController(ctx, interpreter, false),
-    bindingStatusController(ctx, interpreter, true),
+  binding: (ctx) => [
+    bindingController(ctx, ctx.interpreter, false),
+    bindingController(ctx, ctx.interpreter, true),
   ],
-  execution: (ctx) => [executionController(ctx, interpreter)],
-  workStatus: (ctx) => [workStatusController(ctx, interpreter)],
+  bindingStatus: (ctx) => [
+    bindingStatusController(ctx, ctx.interpreter, false),
+    bindingStatusController(ctx, ctx.interpreter, true),
+  ],
+  execution: (ctx) => [executionController(ctx, ctx.interpreter)],
+  workStatus: (ctx) => [workStatusController(ctx, ctx.interpreter)],
   namespace: (ctx) => [namespaceController(ctx)],
   // Upstream starts its dependencies distributor next to the resource detector when the
   // PropagateDeps feature gate (on by default) is enabled; `-dependenciesDistributor` also turns it off.
   dependenciesDistributor: (ctx) =>
-    ctx.options.features.enabled("PropagateDeps") ? [dependenciesDistributor(ctx, interpreter)] : [],
+    ctx.options.features.enabled("PropagateDeps") ? [dependenciesDistributor(ctx, ctx.interpreter)] : [],
 };
 
 /** What the controller manager runs whatever `--controllers` says, as upstream runs its resource detector. */
-export const alwaysOn = (ctx: ControllerContext): Controller[] => [detectorController(ctx, interpreter)];
+export const alwaysOn = (ctx: ControllerContext): Controller[] => [detectorController(ctx, ctx.interpreter)];
 
 /** `karmada scheduler`: one loop for ResourceBindings, one for ClusterResourceBindings. */
 export const schedulerControllers: ControllerRegistry = {
@@ -61,8 +63,8 @@ export const schedulerControllers: ControllerRegistry = {
 export function agentControllers(clusterName: string): ControllerRegistry {
   return {
     clusterStatus: (ctx) => [clusterStatusController(ctx, { pullCluster: clusterName })],
-    execution: (ctx) => [executionController(ctx, interpreter, { pullCluster: clusterName })],
-    workStatus: (ctx) => [workStatusController(ctx, interpreter, { pullCluster: clusterName })],
+    execution: (ctx) => [executionController(ctx, ctx.interpreter, { pullCluster: clusterName })],
+    workStatus: (ctx) => [workStatusController(ctx, ctx.interpreter, { pullCluster: clusterName })],
   };
 }
 
@@ -116,6 +118,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     log: opts.log,
     now,
     options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
+    interpreter: new Interpreter(nativeInterpreter),
   };
   const flags = opts.controllers ?? ["*"];
   const always = opts.alwaysOn ?? (opts.registry ? undefined : alwaysOn);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { StoredObject } from "../api/meta.ts";
+import { Interpreter } from "../interpreter/index.ts";
 import { nativeInterpreter } from "../interpreter/native/index.ts";
 import type { BindingSpec } from "../karmada/types.ts";
 import { expectedClusters } from "./binding.ts";
@@ -122,7 +123,7 @@ describe("aggregatedStatus and FullyApplied", () => {
 });
 
 describe("desiredOver (what the execution controller sends over a member object)", () => {
-  it("keeps the member's resourceVersion, finalizers, owners and foreign labels; drops labels Karmada no longer wants", () => {
+  it("keeps the member's resourceVersion, finalizers, owners and foreign labels; drops labels Karmada no longer wants", async () => {
     const manifest = {
       apiVersion: "v1",
       kind: "ConfigMap",
@@ -145,7 +146,7 @@ describe("desiredOver (what the execution controller sends over a member object)
       },
       data: { k: "v1" },
     };
-    const d = desiredOver(manifest, observed, nativeInterpreter);
+    const d = await desiredOver(manifest, observed, new Interpreter(nativeInterpreter));
     expect(d.metadata).toEqual({
       name: "c",
       namespace: "default",

@@ -7,7 +7,8 @@
  */
 import { isObject, type KubeObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
-import type { Health, ResourceInterpreter } from "../interpreter/types.ts";
+import type { Interpreter } from "../interpreter/index.ts";
+import type { Health } from "../interpreter/types.ts";
 import { clusterOfExecutionSpace, executionSpace } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
@@ -43,7 +44,7 @@ export function identifierOf(
 
 export function workStatusController(
   ctx: ControllerContext,
-  interpreter: ResourceInterpreter,
+  interpreter: Interpreter,
   agent: { pullCluster?: string } = {},
 ): Controller {
   const works = ctx.informers.informer(
@@ -55,10 +56,12 @@ export function workStatusController(
   let _enqueue: (key: string) => void = () => {};
   let unsubscribe: () => void = () => {};
 
-  function statusOf(observed: StoredObject): { status?: Record<string, unknown>; health: Health } {
+  async function statusOf(
+    observed: StoredObject,
+  ): Promise<{ status?: Record<string, unknown>; health: Health }> {
     let reflected: Record<string, unknown> | null | undefined;
     try {
-      reflected = interpreter.reflectStatus(observed);
+      reflected = await interpreter.reflectStatus(observed);
     } catch (err) {
       // Upstream retries forever here (e.g. a member object without the template-generation
       // annotation); we record the health and leave the status out until it can be read.
@@ -76,7 +79,7 @@ export function workStatusController(
         : (reflected ?? undefined);
     let health: Health;
     try {
-      health = interpreter.interpretHealth(observed) ?? "Healthy";
+      health = (await interpreter.interpretHealth(observed)) ?? "Healthy";
     } catch {
       health = "Unknown";
     }
@@ -107,7 +110,7 @@ export function workStatusController(
       if (!observed) continue;
       manifestStatuses.push({
         identifier: identifierOf(m, ordinal, watch.ref.resource),
-        ...statusOf(observed),
+        ...(await statusOf(observed)),
       });
     }
     if (waiting) return { requeueAfterMs: 200 };

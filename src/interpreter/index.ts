@@ -1,0 +1,80 @@
+/**
+ * The interpreter the controllers use: per operation and kind, the first source that has a
+ * hook answers, in upstream's order (Lua customizations, then interpreter webhooks, then our
+ * bundled third-party scripts), and the native interpreter last. Sources are swapped as the
+ * customizations and webhook configurations change, without a restart. Every operation is
+ * asynchronous (a webhook is a network call); each answers `undefined` when nobody has a hook,
+ * so callers keep upstream's fallbacks.
+ */
+import type { KubeObject } from "../api/meta.ts";
+import type { AggregatedStatusItem, ReplicaRequirements } from "../karmada/types.ts";
+import type {
+  DependentObjectReference,
+  Health,
+  InterpreterOperation,
+  InterpreterSource,
+  ResourceInterpreter,
+} from "./types.ts";
+
+export class Interpreter {
+  readonly #native: ResourceInterpreter;
+  #sources: readonly InterpreterSource[];
+
+  constructor(native: ResourceInterpreter, sources: readonly InterpreterSource[] = []) {
+    this.#native = native;
+    this.#sources = sources;
+  }
+
+  /** The sources before the native interpreter, highest precedence first. */
+  setSources(sources: readonly InterpreterSource[]): void {
+    this.#sources = sources;
+  }
+
+  /** The source answering `operation` for `obj`'s kind, or undefined for the native interpreter. */
+  sourceFor(operation: InterpreterOperation, obj: KubeObject): InterpreterSource | undefined {
+    const apiVersion = obj.apiVersion ?? "";
+    const kind = obj.kind ?? "";
+    return this.#sources.find((s) => s.handles(operation, apiVersion, kind));
+  }
+
+  async getReplicas(
+    obj: KubeObject,
+  ): Promise<{ replicas: number; requirements?: ReplicaRequirements } | undefined> {
+    const s = this.sourceFor("InterpretReplica", obj);
+    return s ? s.getReplicas(obj) : this.#native.getReplicas(obj);
+  }
+
+  async reviseReplica(obj: KubeObject, replicas: number): Promise<KubeObject | undefined> {
+    const s = this.sourceFor("ReviseReplica", obj);
+    return s ? s.reviseReplica(obj, replicas) : this.#native.reviseReplica(obj, replicas);
+  }
+
+  async retain(desired: KubeObject, observed: KubeObject): Promise<KubeObject | undefined> {
+    const s = this.sourceFor("Retain", desired);
+    return s ? s.retain(desired, observed) : this.#native.retain(desired, observed);
+  }
+
+  /** As ResourceInterpreter.reflectStatus: `null` nothing to record, `undefined` no hook. */
+  async reflectStatus(obj: KubeObject): Promise<Record<string, unknown> | null | undefined> {
+    const s = this.sourceFor("InterpretStatus", obj);
+    return s ? s.reflectStatus(obj) : this.#native.reflectStatus(obj);
+  }
+
+  async interpretHealth(obj: KubeObject): Promise<Health | undefined> {
+    const s = this.sourceFor("InterpretHealth", obj);
+    return s ? s.interpretHealth(obj) : this.#native.interpretHealth(obj);
+  }
+
+  async aggregateStatus(
+    template: KubeObject,
+    items: readonly AggregatedStatusItem[],
+  ): Promise<KubeObject | undefined> {
+    const s = this.sourceFor("AggregateStatus", template);
+    return s ? s.aggregateStatus(template, items) : this.#native.aggregateStatus(template, items);
+  }
+
+  async getDependencies(obj: KubeObject): Promise<DependentObjectReference[] | undefined> {
+    const s = this.sourceFor("InterpretDependency", obj);
+    return s ? s.getDependencies(obj) : this.#native.getDependencies(obj);
+  }
+}
