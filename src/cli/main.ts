@@ -3,6 +3,7 @@
  */
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
+import { runDescribe } from "./commands/describe.ts";
 import { runGet } from "./commands/get.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
 import { normalizePflagArgs, runPromote } from "./commands/promote.ts";
@@ -209,6 +210,99 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       }
     }),
   );
+
+  const describe = withKubeconfig(
+    program
+      .command("describe")
+      .summary(
+        "Show details of a specific resource or group of resources in Karmada control plane or a member cluster",
+      )
+      .description(
+        [
+          "Show details of a specific resource or group of resources in Karmada control plane or a member cluster.",
+          "",
+          "Print a detailed description of the selected resources, including related resources such as events. You may select a single object by name, all objects of that type, provide a name prefix, or label selector. `karmadactl describe TYPE NAME_PREFIX` first checks for an exact match on TYPE and NAME_PREFIX; if no such resource exists, it describes every resource whose name starts with NAME_PREFIX.",
+          "",
+          "A ResourceBinding or ClusterResourceBinding also shows how the scheduler placed it (Scheduling): per cluster, why it was selected or which plugin filtered it out.",
+        ].join("\n"),
+      )
+      .usage(
+        "(TYPE [NAME_PREFIX | -l label] | TYPE/NAME) [--operation-scope=SCOPE --cluster=CLUSTER] [options]",
+      )
+      .argument("[TYPE]", "resource type, e.g. rb, deployment, clusters, or TYPE/NAME")
+      .argument("[NAME...]", "names or name prefixes")
+      .option("-n, --namespace <ns>", "If present, the namespace scope for this CLI request.")
+      .option(
+        "-A, --all-namespaces",
+        "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.",
+        false,
+      )
+      .option(
+        "-l, --selector <selector>",
+        "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)).",
+      )
+      .option(
+        "--show-events",
+        "If true, display events related to the described object (default: true; --show-events=false to hide them).",
+      )
+      .addOption(new Option("--no-show-events").hideHelp())
+      .addOption(
+        new Option(
+          "-s, --operation-scope <scope>",
+          "Used to control the operation scope of the command. The optional values are karmada and members. Defaults to karmada.",
+        )
+          .choices(["karmada", "members", "all"])
+          .default("karmada"),
+      )
+      .option(
+        "-C, --cluster <name>",
+        "Used to specify a target member cluster and only takes effect when the command's operation scope is members, for example: --operation-scope=members --cluster=member1",
+      )
+      .addHelpText(
+        "after",
+        [
+          "",
+          "Examples:",
+          "  # Describe a deployment in Karmada control plane",
+          "  karmadactl describe deployment/nginx",
+          "",
+          "  # Describe the binding of deployment nginx, with how it was scheduled",
+          "  karmadactl describe rb nginx-deployment -n default",
+          "",
+          "  # Describe a pod in cluster(member1)",
+          "  karmadactl describe pods/nginx --operation-scope=members --cluster=member1",
+          "",
+          "  # Describe pods by label name=myLabel in cluster(member1)",
+          "  karmadactl describe po -l name=myLabel --operation-scope=members --cluster=member1",
+        ].join("\n"),
+      ),
+  ).action((_type: unknown, _names: unknown, o: KubeconfigFlags & Record<string, unknown>, cmd: Command) =>
+    run(io, async () => {
+      const clients = clientFactory(o, env);
+      try {
+        await runDescribe(
+          {
+            args: cmd.args,
+            ...(o.namespace ? { namespace: String(o.namespace) } : {}),
+            allNamespaces: o.allNamespaces === true,
+            ...(o.selector ? { labelSelector: String(o.selector) } : {}),
+            operationScope: o.operationScope as "karmada" | "members" | "all",
+            ...(o.cluster ? { cluster: String(o.cluster) } : {}),
+            showEvents: o.showEvents !== false,
+            showEventsExplicit: cmd.getOptionValueSource("showEvents") === "cli",
+            now: Date.now,
+          },
+          io,
+          clients,
+        );
+      } finally {
+        clients.close();
+      }
+    }),
+  );
+  // kubectl's and upstream's spellings: `-C=member1`, `--show-events=false`.
+  const parseDescribeOptions = describe.parseOptions.bind(describe);
+  describe.parseOptions = (argv) => parseDescribeOptions(normalizePflagArgs(argv, [{ long: "show-events" }]));
 
   const promote = withKubeconfig(
     program

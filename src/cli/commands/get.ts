@@ -11,6 +11,7 @@ import { RESOURCES } from "../../client/client.ts";
 import type { HttpClient } from "../../client/http.ts";
 import { memberConnections } from "../../controllers/members.ts";
 import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
+import { type DiscoveredResource, resolveResourceType } from "../resource-types.ts";
 
 export interface GetOptions {
   resource: string;
@@ -43,14 +44,6 @@ interface Table {
 
 const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
 
-interface Resolved {
-  group: string;
-  version: string;
-  resource: string;
-  namespaced: boolean;
-  kind: string;
-}
-
 /** Where rows come from: the control plane or one member cluster. */
 interface Source {
   cluster: string;
@@ -58,51 +51,7 @@ interface Source {
   client: HttpClient;
 }
 
-/** Finds a resource by plural, singular, short name or kind (case-insensitive), like kubectl. */
-async function resolve(client: HttpClient, name: string): Promise<Resolved> {
-  const [word, groupHint] = ((): [string, string | undefined] => {
-    const dot = name.indexOf(".");
-    return dot < 0
-      ? [name.toLowerCase(), undefined]
-      : [name.slice(0, dot).toLowerCase(), name.slice(dot + 1)];
-  })();
-  const gvs: string[] = ["v1"];
-  const groups = JSON.parse((await client.getRaw("/apis")).body) as {
-    groups?: Array<{ name: string; preferredVersion?: { groupVersion: string } }>;
-  };
-  for (const g of groups.groups ?? []) if (g.preferredVersion) gvs.push(g.preferredVersion.groupVersion);
-  for (const gv of gvs) {
-    const group = gv.includes("/") ? gv.split("/")[0]! : "";
-    if (groupHint !== undefined && group !== groupHint && !group.startsWith(`${groupHint}.`)) continue;
-    const r = await client.getRaw(gv === "v1" ? "/api/v1" : `/apis/${gv}`);
-    if (r.status !== 200) continue;
-    const list = JSON.parse(r.body) as {
-      resources?: Array<{
-        name: string;
-        singularName?: string;
-        shortNames?: string[];
-        kind: string;
-        namespaced: boolean;
-      }>;
-    };
-    for (const res of list.resources ?? []) {
-      if (res.name.includes("/")) continue;
-      const names = [res.name, res.singularName ?? "", res.kind.toLowerCase(), ...(res.shortNames ?? [])];
-      if (names.includes(word)) {
-        return {
-          group,
-          version: gv.includes("/") ? gv.split("/")[1]! : "v1",
-          resource: res.name,
-          namespaced: res.namespaced,
-          kind: res.kind,
-        };
-      }
-    }
-  }
-  throw new CommandError(`the server doesn't have a resource type "${name}"`);
-}
-
-function path(r: Resolved, namespace: string | undefined, name?: string): string {
+function path(r: DiscoveredResource, namespace: string | undefined, name?: string): string {
   const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   const ns = r.namespaced && namespace ? `/namespaces/${namespace}` : "";
   return `${base}${ns}/${r.resource}${name ? `/${encodeURIComponent(name)}` : ""}`;
@@ -229,10 +178,10 @@ async function printObjects(
   errors: string[],
 ): Promise<void> {
   const namespace = opts.allNamespaces ? undefined : (opts.namespace ?? "default");
-  const items: Array<{ r: Resolved; obj: StoredObject }> = [];
+  const items: Array<{ r: DiscoveredResource; obj: StoredObject }> = [];
   for (const src of sources) {
     try {
-      const r = await resolve(src.client, opts.resource);
+      const r = await resolveResourceType(src.client, opts.resource);
       const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
       // List items may come without apiVersion and kind; the printers show them on every item.
       // managedFields are left out, as kubectl does without --show-managed-fields.
@@ -275,7 +224,7 @@ async function printObjects(
 function decorate(
   table: Table,
   src: Source,
-  r: Resolved,
+  r: DiscoveredResource,
   opts: GetOptions,
 ): { header: string[]; rows: string[][] } {
   const wide = opts.output === "wide";
@@ -317,7 +266,7 @@ async function printTable(
   const rows: string[][] = [];
   for (const src of sources) {
     try {
-      const r = await resolve(src.client, opts.resource);
+      const r = await resolveResourceType(src.client, opts.resource);
       namespaced ??= r.namespaced;
       const paths =
         opts.names.length > 0

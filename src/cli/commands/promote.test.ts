@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../../api/meta.ts";
 import { generatePolicyName } from "../../karmada/names.ts";
+import { type DiscoveredResource, matchResourceType } from "../resource-types.ts";
 import {
   buildPolicy,
-  type DiscoveredResource,
   gvkString,
   gvrString,
-  matchResourceType,
   normalizePflagArgs,
   prepareTemplate,
   validatePromoteOptions,

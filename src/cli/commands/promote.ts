@@ -24,6 +24,7 @@ import { ANNOTATION, generatePolicyName, LABEL } from "../../karmada/names.ts";
 import { KARMADA } from "../../karmada/resources.ts";
 import { isNotFound } from "../../machinery/errors.ts";
 import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
+import { resolveResourceType } from "../resource-types.ts";
 import { sortKeys } from "./get.ts";
 
 export interface PromoteOptions {
@@ -116,109 +117,6 @@ export function buildPolicy(t: PolicyTarget): KubeObject {
   };
 }
 
-// --- resource types, as kubectl resolves them ----------------------------------------------
-
-export interface DiscoveredResource {
-  group: string;
-  version: string;
-  /** The group's preferred version (only those are matched without a version in the type). */
-  preferred: boolean;
-  resource: string;
-  singularName?: string;
-  shortNames?: string[];
-  kind: string;
-  namespaced: boolean;
-}
-
-/**
- * Finds the resource a type argument names, as kubectl does: plural, singular, short name or
- * kind, case-insensitive, optionally qualified as `resource.group` (a group prefix is enough,
- * e.g. `deployments.apps`) or `resource.version.group` (e.g. `deployment.v1.apps`). The core
- * group comes first, then the groups in discovery order.
- */
-export function matchResourceType(
-  resources: DiscoveredResource[],
-  arg: string,
-): DiscoveredResource | undefined {
-  const dot = arg.indexOf(".");
-  const word = (dot < 0 ? arg : arg.slice(0, dot)).toLowerCase();
-  const qualifier = dot < 0 ? undefined : arg.slice(dot + 1);
-  const named = resources.filter((r) =>
-    [r.resource, r.singularName ?? "", r.kind.toLowerCase(), ...(r.shortNames ?? [])].includes(word),
-  );
-  if (qualifier === undefined) return named.find((r) => r.preferred);
-  const vdot = qualifier.indexOf(".");
-  if (vdot > 0) {
-    const version = qualifier.slice(0, vdot);
-    const group = qualifier.slice(vdot + 1);
-    const exact = named.find((r) => r.group === group && r.version === version);
-    if (exact) return exact;
-  }
-  return named.find(
-    (r) => r.preferred && r.group !== "" && (r.group === qualifier || r.group.startsWith(`${qualifier}.`)),
-  );
-}
-
-type Discovery = Pick<HttpClient, "getRaw">;
-
-interface ApiResourceList {
-  resources?: Array<{
-    name: string;
-    singularName?: string;
-    shortNames?: string[];
-    kind: string;
-    namespaced: boolean;
-  }>;
-}
-
-async function discoveryJson<T>(client: Discovery, path: string): Promise<T | undefined> {
-  const r = await client.getRaw(path);
-  return r.status === 200 ? (JSON.parse(r.body) as T) : undefined;
-}
-
-/** The served resources: the core group and each group's preferred version (plus the version `arg` names). */
-async function discoverResources(client: Discovery, arg: string): Promise<DiscoveredResource[]> {
-  const groupVersions: Array<{ group: string; version: string; preferred: boolean }> = [
-    { group: "", version: "v1", preferred: true },
-  ];
-  const groups = await discoveryJson<{
-    groups?: Array<{
-      name: string;
-      versions?: Array<{ version: string }>;
-      preferredVersion?: { version: string };
-    }>;
-  }>(client, "/apis");
-  const parts = arg.split(".");
-  for (const g of groups?.groups ?? []) {
-    const preferred = g.preferredVersion?.version ?? g.versions?.[0]?.version;
-    if (preferred) groupVersions.push({ group: g.name, version: preferred, preferred: true });
-    // `resource.version.group` may name a version that is not the preferred one.
-    const hinted = parts.length > 2 && parts.slice(2).join(".") === g.name ? parts[1] : undefined;
-    if (hinted && hinted !== preferred && g.versions?.some((v) => v.version === hinted)) {
-      groupVersions.push({ group: g.name, version: hinted, preferred: false });
-    }
-  }
-  const out: DiscoveredResource[] = [];
-  for (const gv of groupVersions) {
-    const list = await discoveryJson<ApiResourceList>(
-      client,
-      gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`,
-    );
-    for (const r of list?.resources ?? []) {
-      if (r.name.includes("/")) continue;
-      out.push({
-        ...gv,
-        resource: r.name,
-        ...(r.singularName ? { singularName: r.singularName } : {}),
-        ...(r.shortNames ? { shortNames: r.shortNames } : {}),
-        kind: r.kind,
-        namespaced: r.namespaced,
-      });
-    }
-  }
-  return out;
-}
-
 // --- running it ---------------------------------------------------------------------------
 
 function messageOf(err: unknown): string {
@@ -273,8 +171,7 @@ async function readFromMember(
   type: string,
   name: string,
 ): Promise<Found | undefined> {
-  const found = matchResourceType(await discoverResources(member as HttpClient, type), type);
-  if (!found) throw new Error(`the server doesn't have a resource type "${type}"`);
+  const found = await resolveResourceType(member as HttpClient, type);
   const ref: ResourceRef = {
     group: found.group,
     version: found.version,
