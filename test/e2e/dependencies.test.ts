@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningUp } from "../../src/bin/up.ts";
 import { bindingReferenceKey } from "../../src/karmada/names.ts";
-import { startTestFleet, type TestFleet } from "./fleet.ts";
-import { contextKubectl, eventually, type KubectlResult } from "./harness.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
+import { eventually } from "./harness.ts";
 import { configMap, manifest } from "./util.ts";
 
 type Obj = {
@@ -57,25 +56,9 @@ const policy = (clusters: string[]) => ({
 });
 
 describe("dependencies distributor on karmada up", () => {
-  let dir: string;
   let fleet: TestFleet;
-  let up: RunningUp;
 
-  const kubectl = contextKubectl(
-    () => up.kubeconfig,
-    () => dir,
-  );
-  const cp = (args: string[], stdin?: string) => kubectl("karmada-apiserver", args, stdin);
-  const ok = async (r: Promise<KubectlResult>): Promise<string> => {
-    const res = await r;
-    expect(res.stderr, res.stderr).toBe("");
-    expect(res.code).toBe(0);
-    return res.stdout;
-  };
-  const getJson = async (context: string, args: string[]): Promise<Obj | undefined> => {
-    const r = await kubectl(context, [...args, "-o", "json"]);
-    return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
-  };
+  const { kubectl, cp, ok, getJson } = fleetKubectl<Obj>(() => fleet);
   const exists = async (context: string, args: string[]): Promise<boolean> =>
     (await kubectl(context, ["get", ...args])).code === 0;
   /** Adds the control plane's bindings, Works and events to a timeout's message. */
@@ -90,7 +73,6 @@ describe("dependencies distributor on karmada up", () => {
 
   beforeAll(async () => {
     fleet = await startTestFleet("dependencies", 2);
-    ({ up, dir } = fleet);
   }, 60_000);
   afterAll(async () => {
     await fleet?.stop();

@@ -7,9 +7,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 import { type RunningUp, runUp } from "../../src/bin/up.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { FeatureGates } from "../../src/runtime/features.ts";
+import { contextKubectl, type KubectlResult } from "./harness.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 
@@ -55,4 +57,28 @@ export async function startTestFleet(
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * kubectl against a fleet's contexts, plus what every fleet test uses: `cp` for the control
+ * plane, `ok` (exit 0 and nothing on stderr, or the test fails; gives stdout) and `getJson`
+ * (`-o json` of a kubectl command, undefined when it fails).
+ */
+export function fleetKubectl<T>(fleet: () => TestFleet) {
+  const kubectl = contextKubectl(
+    () => fleet().up.kubeconfig,
+    () => fleet().dir,
+  );
+  const cp = (args: string[], stdin?: string) => kubectl("karmada-apiserver", args, stdin);
+  const ok = async (r: Promise<KubectlResult>): Promise<string> => {
+    const res = await r;
+    expect(res.stderr, res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    return res.stdout;
+  };
+  const getJson = async (context: string, args: string[]): Promise<T | undefined> => {
+    const r = await kubectl(context, [...args, "-o", "json"]);
+    return r.code === 0 ? (JSON.parse(r.stdout) as T) : undefined;
+  };
+  return { kubectl, cp, ok, getJson };
 }

@@ -4,10 +4,9 @@
  * stories (preemption_test.go, lazy_activation_policy_test.go).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningUp } from "../../src/bin/up.ts";
 import { FeatureGates } from "../../src/runtime/features.ts";
-import { startTestFleet, type TestFleet } from "./fleet.ts";
-import { contextKubectl, eventually, type KubectlResult } from "./harness.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
+import { eventually } from "./harness.ts";
 import { deployment, manifest } from "./util.ts";
 
 type Obj = {
@@ -32,24 +31,9 @@ const pp = (
 });
 
 describe("policy claims on karmada up", () => {
-  let dir: string;
   let fleet: TestFleet;
-  let up: RunningUp;
-  const kubectl = contextKubectl(
-    () => up.kubeconfig,
-    () => dir,
-  );
-  const cp = (args: string[], stdin?: string) => kubectl("karmada-apiserver", args, stdin);
-  const ok = async (r: Promise<KubectlResult>): Promise<string> => {
-    const res = await r;
-    expect(res.stderr, res.stderr).toBe("");
-    expect(res.code).toBe(0);
-    return res.stdout;
-  };
-  const getJson = async (context: string, args: string[]): Promise<Obj | undefined> => {
-    const r = await kubectl(context, ["get", ...args, "-o", "json"]);
-    return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
-  };
+  const { kubectl, cp, ok, getJson: getJsonOf } = fleetKubectl<Obj>(() => fleet);
+  const getJson = (context: string, args: string[]) => getJsonOf(context, ["get", ...args]);
   const claimedBy = async (name: string): Promise<string | undefined> =>
     (await getJson("karmada-apiserver", ["deployment", name]))?.metadata.annotations?.[
       "propagationpolicy.karmada.io/name"
@@ -73,7 +57,6 @@ describe("policy claims on karmada up", () => {
     fleet = await startTestFleet("policy-claims", 2, {
       features: FeatureGates.parse(["PropagationPolicyPreemption=true"]),
     });
-    ({ up, dir } = fleet);
   }, 60_000);
   afterAll(async () => {
     await fleet?.stop();

@@ -1,9 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import type { RunningUp } from "../../src/bin/up.ts";
-import { startTestFleet, type TestFleet } from "./fleet.ts";
-import { contextKubectl, eventually, type KubectlResult, sharedPath } from "./harness.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
+import { eventually, sharedPath } from "./harness.ts";
 import { deployment, manifest, table } from "./util.ts";
 
 const NGINX = sharedPath("conformance/karmada/samples/nginx");
@@ -17,29 +16,12 @@ type Obj = {
 };
 
 describe("propagation on karmada up", () => {
-  let dir: string;
   let fleet: TestFleet;
-  let up: RunningUp;
 
-  const kubectl = contextKubectl(
-    () => up.kubeconfig,
-    () => dir,
-  );
-  const cp = (args: string[], stdin?: string) => kubectl("karmada-apiserver", args, stdin);
-  const ok = async (r: Promise<KubectlResult>): Promise<string> => {
-    const res = await r;
-    expect(res.stderr, res.stderr).toBe("");
-    expect(res.code).toBe(0);
-    return res.stdout;
-  };
-  const getJson = async (context: string, args: string[]): Promise<Obj | undefined> => {
-    const r = await kubectl(context, [...args, "-o", "json"]);
-    return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
-  };
+  const { kubectl, cp, ok, getJson } = fleetKubectl<Obj>(() => fleet);
 
   beforeAll(async () => {
     fleet = await startTestFleet("propagation", 3);
-    ({ up, dir } = fleet);
   }, 60_000);
   afterAll(async () => {
     await fleet?.stop();
