@@ -32,7 +32,7 @@ import {
 } from "../member-sim/custom-stages.ts";
 import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-client.ts";
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
-import { FEATURES, FeatureGates } from "../runtime/features.ts";
+import { FEATURES, FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
 import { FILTER_PLUGINS, SCORE_PLUGINS } from "../scheduler/core/plugins.ts";
 import type { ScheduleOptions } from "../scheduler/core/types.ts";
 import { openStore } from "../storage/open.ts";
@@ -150,7 +150,10 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       port: flags.port,
       members: flags.members,
       memberCommand: [process.execPath, ...process.execArgv, process.argv[1]!],
-      controllerOptions: { ...clusterStatusOptionsFrom(flags), features: featuresFrom("up", flags) },
+      controllerOptions: {
+        ...clusterStatusOptionsFrom(flags),
+        features: UP_FEATURE_GATES.with(featuresFrom("up", flags).settings()),
+      },
       log,
     },
     io,

@@ -235,6 +235,8 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     // The controllers start once every Cluster points at its member's current address, so a
     // resumed fleet is not first probed at last run's ports (and held NotReady for the
     // success threshold).
+    const gates = opts.controllerOptions?.features?.toString();
+    step(`Feature gates: ${gates || "upstream's defaults"} (--feature-gates to change)`);
     const controllers = startElectedControllerManager({
       client: local,
       log: opts.log.child({ component: "controller-manager" }),
@@ -248,6 +250,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       log: opts.log.child({ component: "scheduler" }),
       controllers: ["*"],
       registry: schedulerControllers,
+      ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
       leaderElection: { ...DEFAULT_LEADER_ELECTION, name: SCHEDULER_LEASE, identity },
     });
     stops.push(() => scheduler.stop());

@@ -47,6 +47,11 @@ export class FeatureGates {
       .join(",");
   }
 
+  /** The gates set explicitly (defaults left out). */
+  settings(): Partial<Record<Feature, boolean>> {
+    return Object.fromEntries(this.#set);
+  }
+
   /** These gates with `more` on top (later settings win). */
   with(more: Partial<Record<Feature, boolean>>): FeatureGates {
     return new FeatureGates({ ...Object.fromEntries(this.#set), ...more });
@@ -92,3 +97,14 @@ export class FeatureGates {
 }
 
 export const DEFAULT_FEATURE_GATES = new FeatureGates();
+
+/**
+ * What `karmada up` turns on so that the documented walk-throughs run as they are written:
+ * cluster failover, policy preemption and the stateful failover state relay (upstream's
+ * local-up turns every gate on). `--feature-gates` on `up` goes on top.
+ */
+export const UP_FEATURE_GATES = new FeatureGates({
+  Failover: true,
+  PropagationPolicyPreemption: true,
+  StatefulFailoverInjection: true,
+});

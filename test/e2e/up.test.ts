@@ -127,6 +127,9 @@ describe("karmada up", () => {
     expect(out).toContain("Starting the Karmada control plane");
     for (const m of ["member1", "member2"]) expect(out).toContain(`cluster(${m}) is joined successfully`);
     expect(out).toContain("cluster(member3) is registered in Pull mode");
+    expect(out).toContain(
+      "Feature gates: Failover=true,PropagationPolicyPreemption=true,StatefulFailoverInjection=true (--feature-gates to change)",
+    );
     expect(out).toContain(`export KUBECONFIG=${kubeconfig}`);
     expect(out).not.toMatch(/"level"|at .*\.ts:\d+/); // logs go to files, no stack traces
 
