@@ -10,6 +10,8 @@ import { karmadaAdmission } from "../api/karmada/admission/index.ts";
 import { karmadaCrds, karmadaNativeKinds } from "../api/karmada/index.ts";
 import type { StoredObject } from "../api/meta.ts";
 import type { CustomResourceDefinition } from "../api/schema.ts";
+import { LuaEngine } from "../interpreter/lua/engine.ts";
+import { type Customizations, checkCustomizations } from "../interpreter/lua/operations.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
 import type { Store, Watch } from "../storage/store.ts";
@@ -110,6 +112,7 @@ export class ApiServer {
               // No policy controller runs yet to remove these finalizers; adding them would make
               // policies undeletable. Turned on when the controller manager lands.
               policyFinalizers: opts.policyFinalizers ?? false,
+              checkLuaScripts: luaScriptChecker(),
               listResourceInterpreterCustomizations: async () => {
                 const rt = registry.get("config.karmada.io", "v1alpha1", "resourceinterpretercustomizations");
                 return rt ? (await listObjects(context, rt, undefined, {})).items : [];
@@ -300,4 +303,17 @@ async function followNamespaces(context: ServerContext): Promise<Watch | undefin
 
 function definitionHash(def: CustomResourceDefinition): string {
   return createHash("sha256").update(JSON.stringify(def.spec)).digest("hex").slice(0, 16);
+}
+
+/**
+ * Admission's check of a customization's scripts, on a Lua engine made on first use (most API
+ * servers never see a customization).
+ */
+function luaScriptChecker(): (ric: StoredObject) => Promise<string | undefined> {
+  let engine: Promise<LuaEngine> | undefined;
+  return async (ric) => {
+    engine ??= LuaEngine.create();
+    const spec = ric.spec as { customizations?: Customizations } | undefined;
+    return checkCustomizations(await engine, spec?.customizations ?? {})[0];
+  };
 }

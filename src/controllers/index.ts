@@ -23,6 +23,7 @@ import {
 import { dependenciesDistributor } from "./dependencies.ts";
 import { detectorController } from "./detector.ts";
 import { executionController } from "./execution.ts";
+import { configureInterpreter } from "./interpreter-config.ts";
 import { MemberWatches } from "./member-watches.ts";
 import { namespaceController } from "./namespace.ts";
 import { schedulerController } from "./scheduler.ts";
@@ -120,6 +121,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
     interpreter: new Interpreter(nativeInterpreter),
   };
+  configureInterpreter(informers, ctx.interpreter, opts.log);
   const flags = opts.controllers ?? ["*"];
   const always = opts.alwaysOn ?? (opts.registry ? undefined : alwaysOn);
   const running = [

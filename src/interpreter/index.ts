@@ -19,10 +19,17 @@ import type {
 export class Interpreter {
   readonly #native: ResourceInterpreter;
   #sources: readonly InterpreterSource[];
+  /** Operations wait for this: the sources are loaded (customizations listed, Lua engine up). */
+  #ready: Promise<unknown> = Promise.resolve();
 
   constructor(native: ResourceInterpreter, sources: readonly InterpreterSource[] = []) {
     this.#native = native;
     this.#sources = sources;
+  }
+
+  /** Operations wait until `ready` settles (a failure leaves the native interpreter alone in charge). */
+  waitFor(ready: Promise<unknown>): void {
+    this.#ready = ready.catch(() => undefined);
   }
 
   /** The sources before the native interpreter, highest precedence first. */
@@ -31,7 +38,8 @@ export class Interpreter {
   }
 
   /** The source answering `operation` for `obj`'s kind, or undefined for the native interpreter. */
-  sourceFor(operation: InterpreterOperation, obj: KubeObject): InterpreterSource | undefined {
+  async sourceFor(operation: InterpreterOperation, obj: KubeObject): Promise<InterpreterSource | undefined> {
+    await this.#ready;
     const apiVersion = obj.apiVersion ?? "";
     const kind = obj.kind ?? "";
     return this.#sources.find((s) => s.handles(operation, apiVersion, kind));
@@ -40,28 +48,28 @@ export class Interpreter {
   async getReplicas(
     obj: KubeObject,
   ): Promise<{ replicas: number; requirements?: ReplicaRequirements } | undefined> {
-    const s = this.sourceFor("InterpretReplica", obj);
+    const s = await this.sourceFor("InterpretReplica", obj);
     return s ? s.getReplicas(obj) : this.#native.getReplicas(obj);
   }
 
   async reviseReplica(obj: KubeObject, replicas: number): Promise<KubeObject | undefined> {
-    const s = this.sourceFor("ReviseReplica", obj);
+    const s = await this.sourceFor("ReviseReplica", obj);
     return s ? s.reviseReplica(obj, replicas) : this.#native.reviseReplica(obj, replicas);
   }
 
   async retain(desired: KubeObject, observed: KubeObject): Promise<KubeObject | undefined> {
-    const s = this.sourceFor("Retain", desired);
+    const s = await this.sourceFor("Retain", desired);
     return s ? s.retain(desired, observed) : this.#native.retain(desired, observed);
   }
 
   /** As ResourceInterpreter.reflectStatus: `null` nothing to record, `undefined` no hook. */
   async reflectStatus(obj: KubeObject): Promise<Record<string, unknown> | null | undefined> {
-    const s = this.sourceFor("InterpretStatus", obj);
+    const s = await this.sourceFor("InterpretStatus", obj);
     return s ? s.reflectStatus(obj) : this.#native.reflectStatus(obj);
   }
 
   async interpretHealth(obj: KubeObject): Promise<Health | undefined> {
-    const s = this.sourceFor("InterpretHealth", obj);
+    const s = await this.sourceFor("InterpretHealth", obj);
     return s ? s.interpretHealth(obj) : this.#native.interpretHealth(obj);
   }
 
@@ -69,12 +77,12 @@ export class Interpreter {
     template: KubeObject,
     items: readonly AggregatedStatusItem[],
   ): Promise<KubeObject | undefined> {
-    const s = this.sourceFor("AggregateStatus", template);
+    const s = await this.sourceFor("AggregateStatus", template);
     return s ? s.aggregateStatus(template, items) : this.#native.aggregateStatus(template, items);
   }
 
   async getDependencies(obj: KubeObject): Promise<DependentObjectReference[] | undefined> {
-    const s = this.sourceFor("InterpretDependency", obj);
+    const s = await this.sourceFor("InterpretDependency", obj);
     return s ? s.getDependencies(obj) : this.#native.getDependencies(obj);
   }
 }

@@ -41,4 +41,18 @@ export const KARMADA = {
     false,
   ),
   works: ref("work.karmada.io", "v1alpha1", "works", "Work", true),
+  resourceInterpreterCustomizations: ref(
+    "config.karmada.io",
+    "v1alpha1",
+    "resourceinterpretercustomizations",
+    "ResourceInterpreterCustomization",
+    false,
+  ),
+  resourceInterpreterWebhookConfigurations: ref(
+    "config.karmada.io",
+    "v1alpha1",
+    "resourceinterpreterwebhookconfigurations",
+    "ResourceInterpreterWebhookConfiguration",
+    false,
+  ),
 } as const;

@@ -54,6 +54,11 @@ export interface KarmadaAdmissionDeps extends MutationContext {
   listResourceInterpreterCustomizations?(): Promise<StoredObject[]>;
   /** Compiles a Lua chunk without running it; returns the compiler's error, if any. */
   compileLua?(script: string): string | undefined;
+  /**
+   * Loads every script of a customization on the Lua engine: the first problem (a compile
+   * error, a missing function), in upstream's words, or undefined.
+   */
+  checkLuaScripts?(ric: StoredObject): Promise<string | undefined>;
 }
 
 type Mutate = (obj: StoredObject, old: StoredObject | undefined, ctx: MutationContext) => void;
@@ -164,7 +169,10 @@ export function karmadaAdmission(deps: KarmadaAdmissionDeps): AdmissionPlugin[] 
       kind: "ResourceInterpreterCustomization",
       deny: async (obj) => {
         const existing = (await deps.listResourceInterpreterCustomizations?.()) ?? [];
-        return resourceInterpreterCustomizationDenial(obj, existing, deps.compileLua);
+        return (
+          resourceInterpreterCustomizationDenial(obj, existing, deps.compileLua) ??
+          (await deps.checkLuaScripts?.(obj))
+        );
       },
     },
     {
