@@ -5,10 +5,11 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import { runDescribe } from "./commands/describe.ts";
 import { runGet } from "./commands/get.ts";
+import { runInterpret } from "./commands/interpret.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
 import { normalizePflagArgs, runPromote } from "./commands/promote.ts";
 import { clientFactory, defaultKubeconfigPath, type KubeconfigFlags } from "./factory.ts";
-import { durationOption, list } from "./flags.ts";
+import { count, durationOption, list } from "./flags.ts";
 import { CommandError, type CommandIO } from "./io.ts";
 
 /** Go's names for Node's architectures, so `Platform` reads as upstream's (`linux/amd64`). */
@@ -404,6 +405,76 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
         { long: "auto-create-policy" },
         { long: "dry-run" },
       ]),
+    );
+
+  program
+    .command("interpret")
+    .summary("Validate, test and edit interpreter customization before applying it to the control plane")
+    .description(
+      [
+        "Validate and test interpreter customizations before applying them to the control plane.",
+        "",
+        "1. --check: load every script of the ResourceInterpreterCustomizations in the files (compile, function defined).",
+        "2. --operation: run one rule locally on the given objects and print its results.",
+      ].join("\n"),
+    )
+    .usage("(-f FILENAME) (--operation OPERATION) [--ARGS VALUE]...")
+    .option(
+      "-f, --filename <file>",
+      "Filename, or URL to files containing the customizations (YAML or JSON); - reads stdin",
+      list,
+    )
+    .option("--check", "Validates the given ResourceInterpreterCustomization configuration(s)", false)
+    .option(
+      "--operation <operation>",
+      "The interpret operation to use. One of: (Retain,InterpretReplica,InterpretComponent,ReviseReplica,InterpretStatus,AggregateStatus,InterpretHealth,InterpretDependency)",
+    )
+    .option(
+      "--desired-file <file>",
+      "Filename or URL of the resource to use as desiredObj argument in rule script",
+    )
+    .option(
+      "--observed-file <file>",
+      "Filename or URL of the resource to use as observedObj argument in rule script",
+    )
+    .option(
+      "--status-file <file>",
+      "Filename or URL of the AggregatedStatusItems to use as statusItems argument in rule script",
+    )
+    .option("--desired-replica <n>", "The desiredReplica argument in rule script", count, 0)
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  # Check the customizations in file (only YAML and JSON formats are supported)",
+        "  karmadactl interpret -f customization.json --check",
+        "",
+        "  # Execute the retention rule",
+        "  karmadactl interpret -f customization.yml --operation retain --desired-file desired.yml --observed-file observed.yml",
+        "",
+        "  # Execute the replicaRevision rule",
+        "  karmadactl interpret -f customization.yml --operation reviseReplica --observed-file observed.yml --desired-replica 2",
+        "",
+        "  # Execute the statusAggregation rule, status items from stdin",
+        "  karmadactl interpret -f customization.yml --operation aggregateStatus --observed-file observed.yml --status-file -",
+      ].join("\n"),
+    )
+    .action((o: Record<string, unknown>) =>
+      run(io, () =>
+        runInterpret(
+          {
+            filenames: (o.filename as string[] | undefined) ?? [],
+            check: o.check === true,
+            ...(o.operation ? { operation: String(o.operation) } : {}),
+            ...(o.desiredFile ? { desiredFile: String(o.desiredFile) } : {}),
+            ...(o.observedFile ? { observedFile: String(o.observedFile) } : {}),
+            ...(o.statusFile ? { statusFile: String(o.statusFile) } : {}),
+            desiredReplica: Number(o.desiredReplica ?? 0),
+          },
+          io,
+        ),
+      ),
     );
 
   program
