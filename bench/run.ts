@@ -17,6 +17,7 @@ import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../src/storage/etcd
 import { openStore } from "../src/storage/open.ts";
 import type { Store } from "../src/storage/store.ts";
 import { type FleetConfig, fleetBench } from "./fleet.ts";
+import { benchInterpreter } from "./interpreter.ts";
 import {
   configMap,
   type HttpTarget,
@@ -531,6 +532,14 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     } catch (err) {
       failures++;
       row("9 scheduler", "core", "failed", "-", (err as Error).message);
+    }
+    try {
+      for (const f of await benchInterpreter()) {
+        row("12 interpreter", "wasm", f.name, `${fmt(f.microseconds, 1)} µs`, "per call; best of 3 rounds");
+      }
+    } catch (err) {
+      failures++;
+      row("12 interpreter", "wasm", "failed", "-", (err as Error).message);
     }
   } finally {
     await etcd?.destroy();
