@@ -121,7 +121,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
     interpreter: new Interpreter(nativeInterpreter),
   };
-  configureInterpreter(informers, ctx.interpreter, opts.log);
+  const closeInterpreter = configureInterpreter(informers, ctx.interpreter, opts.log);
   const flags = opts.controllers ?? ["*"];
   const always = opts.alwaysOn ?? (opts.registry ? undefined : alwaysOn);
   const running = [
@@ -138,6 +138,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
       for (const r of running) r.stop();
       memberWatches.stop();
       informers.stop();
+      closeInterpreter();
     },
   };
 }

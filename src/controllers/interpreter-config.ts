@@ -1,33 +1,44 @@
 /**
  * Keeps the controllers' interpreter in step with the control plane: the
- * ResourceInterpreterCustomizations (Lua, highest precedence), then our bundled third-party
- * scripts, then the native interpreter. A customization created, edited or deleted takes effect
- * for the next operation, without a restart. Until the Lua engine is up and the customizations
- * are listed, operations wait (a template is never interpreted natively by mistake).
+ * ResourceInterpreterCustomizations (Lua, highest precedence), then the interpreter webhooks
+ * (ResourceInterpreterWebhookConfigurations), then our bundled third-party scripts, then the
+ * native interpreter. A customization or webhook configuration created, edited or deleted
+ * takes effect for the next operation, without a restart. Until the Lua engine is up and the
+ * configurations are listed, operations wait (a template is never interpreted natively by
+ * mistake).
  */
 import { CustomizationSource } from "../interpreter/customizations.ts";
 import type { Interpreter } from "../interpreter/index.ts";
 import { LuaEngine } from "../interpreter/lua/engine.ts";
 import { BUNDLED_CUSTOMIZATIONS } from "../interpreter/thirdparty/index.ts";
 import type { InterpreterSource } from "../interpreter/types.ts";
+import { WebhookInterpreter } from "../interpreter/webhook/interpreter.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { Logger } from "../log.ts";
 import type { InformerFactory } from "../runtime/informer.ts";
 
 const SYNC_TIMEOUT_MS = 30_000;
 
+/** Returns what to call on shutdown (the webhooks' pooled connections). */
 export function configureInterpreter(
   informers: InformerFactory,
   interpreter: Interpreter,
   log: Logger,
-): void {
+): () => void {
   const rics = informers.informer(KARMADA.resourceInterpreterCustomizations);
+  const riwcs = informers.informer(KARMADA.resourceInterpreterWebhookConfigurations);
+  const webhooks = new WebhookInterpreter();
   const ready = (async () => {
     const engine = await LuaEngine.create();
     const customizations = new CustomizationSource("customization", engine);
     const bundled = new CustomizationSource("thirdparty", engine);
     bundled.set(BUNDLED_CUSTOMIZATIONS);
-    const sources: InterpreterSource[] = [customizations, bundled];
+    const sources: InterpreterSource[] = [customizations, webhooks, bundled];
+    const refresh = (): void => {
+      customizations.set(rics.list());
+      webhooks.setConfigurations(riwcs.list());
+      interpreter.setSources(sources);
+    };
     let pending = false;
     const update = (): void => {
       // A burst of events (the initial list) rebuilds once.
@@ -35,16 +46,15 @@ export function configureInterpreter(
       pending = true;
       queueMicrotask(() => {
         pending = false;
-        customizations.set(rics.list());
-        interpreter.setSources(sources);
+        refresh();
       });
     };
-    rics.addHandler({ onAdd: update, onUpdate: update, onDelete: update });
-    // A control plane that will not list customizations (no permission, say) must not hold up
-    // every interpreter call: after a while the sources go ahead with what has been seen.
+    for (const inf of [rics, riwcs]) inf.addHandler({ onAdd: update, onUpdate: update, onDelete: update });
+    // A control plane that will not list these (no permission, say) must not hold up every
+    // interpreter call: after a while the sources go ahead with what has been seen.
     let timer: NodeJS.Timeout | undefined;
     const synced = await Promise.race([
-      rics.waitForSync().then(() => true),
+      Promise.all([rics.waitForSync(), riwcs.waitForSync()]).then(() => true),
       new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
         timer.unref();
@@ -52,8 +62,7 @@ export function configureInterpreter(
     ]);
     clearTimeout(timer);
     if (!synced) log.warn("resource interpreter: customizations not listed yet; going on without them", {});
-    customizations.set(rics.list());
-    interpreter.setSources(sources);
+    refresh();
   })();
   ready.catch((err: unknown) =>
     log.error(
@@ -62,4 +71,5 @@ export function configureInterpreter(
     ),
   );
   interpreter.waitFor(ready);
+  return () => webhooks.close();
 }
