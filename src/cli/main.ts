@@ -3,11 +3,13 @@
  */
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
+import { runCordon } from "./commands/cordon.ts";
 import { runDescribe } from "./commands/describe.ts";
 import { runGet } from "./commands/get.ts";
 import { runInterpret } from "./commands/interpret.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
 import { normalizePflagArgs, runPromote } from "./commands/promote.ts";
+import { runTaint } from "./commands/taint.ts";
 import { clientFactory, defaultKubeconfigPath, type KubeconfigFlags } from "./factory.ts";
 import { count, durationOption, list } from "./flags.ts";
 import { CommandError, type CommandIO } from "./io.ts";
@@ -406,6 +408,101 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
         { long: "dry-run" },
       ]),
     );
+
+  // Cluster management: cordon, uncordon, taint (upstream's flags: kubeconfig, --dry-run, --overwrite).
+  const pflagBooleans = (cmd: Command): Command => {
+    const parse = cmd.parseOptions.bind(cmd);
+    cmd.parseOptions = (argv) =>
+      parse(normalizePflagArgs(argv, [{ long: "dry-run" }, { long: "overwrite" }]));
+    return cmd;
+  };
+  for (const cordon of [true, false]) {
+    const verb = cordon ? "cordon" : "uncordon";
+    const mark = cordon ? "unschedulable" : "schedulable";
+    pflagBooleans(
+      withKubeconfig(
+        program
+          .command(verb)
+          .summary(`Mark cluster as ${mark}`)
+          .description(`Mark cluster as ${mark}.`)
+          .usage("CLUSTER [options]")
+          .argument("[CLUSTER...]", "name of the cluster")
+          .option("--dry-run", "Run the command in dry-run mode, without making any server requests.", false)
+          .addOption(new Option("--no-dry-run").hideHelp())
+          .addHelpText(
+            "after",
+            ["", "Examples:", `  # Mark cluster "foo" as ${mark}.`, `  karmadactl ${verb} foo`].join("\n"),
+          ),
+      ).action((args: string[], o: KubeconfigFlags & Record<string, unknown>) =>
+        run(io, async () => {
+          const clients = clientFactory(o, env);
+          try {
+            await runCordon(cordon, { args, dryRun: o.dryRun === true }, io, clients);
+          } finally {
+            clients.close();
+          }
+        }),
+      ),
+    );
+  }
+
+  pflagBooleans(
+    withKubeconfig(
+      program
+        .command("taint")
+        .summary("Update the taints on one or more clusters")
+        .description(
+          [
+            "Update the taints on one or more clusters.",
+            "",
+            " *  A taint consists of a key, value, and effect. As an argument here, it is expressed as key=value:effect.",
+            " *  The key must begin with a letter or number, and may contain letters, numbers, hyphens, dots, and underscores, up to 253 characters.",
+            " *  Optionally, the key can begin with a DNS subdomain prefix and a single '/', like example.com/my-app.",
+            " *  The value is optional. If given, it must begin with a letter or number, and may contain letters, numbers, hyphens, dots, and underscores, up to  63 characters.",
+            " *  The effect must be NoSchedule, PreferNoSchedule or NoExecute.",
+            " *  Currently taint can only apply to cluster.",
+          ].join("\n"),
+        )
+        .usage("CLUSTER NAME KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N [options]")
+        .argument("[ARGS...]", "`clusters`, the cluster names, then the taint changes")
+        .option(
+          "--overwrite",
+          "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.",
+          false,
+        )
+        .addOption(new Option("--no-overwrite").hideHelp())
+        .option("--dry-run", "Run the command in dry-run mode, without making any server requests.", false)
+        .addOption(new Option("--no-dry-run").hideHelp())
+        .addHelpText(
+          "after",
+          [
+            "",
+            "Examples:",
+            "  # Update cluster 'foo' with a taint with key 'dedicated' and value 'special-user' and effect 'NoSchedule'",
+            "  # If a taint with that key and effect already exists, its value is replaced as specified",
+            "  karmadactl taint clusters foo dedicated=special-user:NoSchedule",
+            "",
+            "  # Remove from cluster 'foo' the taint with key 'dedicated' and effect 'NoSchedule' if one exists",
+            "  karmadactl taint clusters foo dedicated:NoSchedule-",
+            "",
+            "  # Remove from cluster 'foo' all the taints with key 'dedicated'",
+            "  karmadactl taint clusters foo dedicated-",
+            "",
+            "  # Add to cluster 'foo' a taint with key 'bar' and no value",
+            "  karmadactl taint clusters foo bar:NoSchedule",
+          ].join("\n"),
+        ),
+    ).action((args: string[], o: KubeconfigFlags & Record<string, unknown>) =>
+      run(io, async () => {
+        const clients = clientFactory(o, env);
+        try {
+          await runTaint({ args, overwrite: o.overwrite === true, dryRun: o.dryRun === true }, io, clients);
+        } finally {
+          clients.close();
+        }
+      }),
+    ),
+  );
 
   program
     .command("interpret")

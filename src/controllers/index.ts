@@ -14,6 +14,7 @@ import { bindingStatusController } from "./binding-status.ts";
 import { clusterController } from "./cluster.ts";
 import { clusterMonitorController } from "./cluster-monitor.ts";
 import { clusterStatusController } from "./cluster-status.ts";
+import { clusterTaintPolicyController } from "./cluster-taint-policy.ts";
 import {
   type ControllerContext,
   type ControllerOptions,
@@ -46,6 +47,9 @@ export const controllers: ControllerRegistry = {
   execution: (ctx) => [executionController(ctx, ctx.interpreter)],
   workStatus: (ctx) => [workStatusController(ctx, ctx.interpreter)],
   namespace: (ctx) => [namespaceController(ctx)],
+  // Upstream starts it only with the Failover feature gate.
+  clustertaintpolicy: (ctx) =>
+    ctx.options.features.enabled("Failover") ? [clusterTaintPolicyController(ctx)] : [],
   // Upstream starts its dependencies distributor next to the resource detector when the
   // PropagateDeps feature gate (on by default) is enabled; `-dependenciesDistributor` also turns it off.
   dependenciesDistributor: (ctx) =>
