@@ -6,6 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments } from "yaml";
+import { CUSTOMIZATION_RULES } from "../../api/karmada/admission/interpreter.ts";
 import type { KubeObject, StoredObject } from "../../api/meta.ts";
 import { CustomizationSource } from "../../interpreter/customizations.ts";
 import { LuaEngine } from "../../interpreter/lua/engine.ts";
@@ -25,17 +26,11 @@ export interface InterpretOptions {
   desiredReplica: number;
 }
 
-/** Upstream's rules, in upstream's order: operation name and the customization field. */
-const RULES: ReadonlyArray<{ name: InterpreterOperation; field: keyof Customizations }> = [
-  { name: "Retain", field: "retention" },
-  { name: "InterpretReplica", field: "replicaResource" },
-  { name: "InterpretComponent", field: "componentResource" },
-  { name: "ReviseReplica", field: "replicaRevision" },
-  { name: "InterpretStatus", field: "statusReflection" },
-  { name: "AggregateStatus", field: "statusAggregation" },
-  { name: "InterpretHealth", field: "healthInterpretation" },
-  { name: "InterpretDependency", field: "dependencyInterpretation" },
-];
+/** Upstream's rules, in upstream's order (the same table admission checks): operation and customization field. */
+const RULES = CUSTOMIZATION_RULES.map((r) => ({
+  name: r.operation as InterpreterOperation,
+  field: r.field as keyof Customizations,
+}));
 
 /** Reads a file, `-` (stdin) or an http(s) URL. */
 async function readSource(source: string, stdin: () => Promise<string>): Promise<string> {
