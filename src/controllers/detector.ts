@@ -623,6 +623,19 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
       };
       ops.addHandler({ onAdd: overrideAppeared(false) });
       cops.addHandler({ onAdd: overrideAppeared(true) });
+      // A kind's replicas and requirements may read differently under a new or edited
+      // customization; one applied just before its templates may even be seen after them.
+      interpreter.onChange((changed) => {
+        for (const k of kinds.values()) {
+          if (changed !== "all" && !changed.has(kindKey(k.apiVersion, k.kind))) continue;
+          for (const o of k.informer.list())
+            if (!skipped(o.metadata.namespace))
+              enqueueTemplate(
+                templateKey(k.apiVersion, k.kind, o.metadata.namespace, o.metadata.name!),
+                false,
+              );
+        }
+      });
     },
     reconcile: (_rctx, key) => reconcile(key),
   };

@@ -7,6 +7,8 @@
  * configurations are listed, operations wait (a template is never interpreted natively by
  * mistake).
  */
+
+import type { StoredObject } from "../api/meta.ts";
 import { CustomizationSource } from "../interpreter/customizations.ts";
 import type { Interpreter } from "../interpreter/index.ts";
 import { LuaEngine } from "../interpreter/lua/engine.ts";
@@ -34,10 +36,29 @@ export function configureInterpreter(
     const bundled = new CustomizationSource("thirdparty", engine);
     bundled.set(BUNDLED_CUSTOMIZATIONS);
     const sources: InterpreterSource[] = [customizations, webhooks, bundled];
+    // What each kind's customizations and the webhook configurations were when last applied,
+    // so that listeners hear only about the kinds whose interpretation changed.
+    let scripts = new Map<string, string>();
+    let hooks = "";
+    let started = false;
     const refresh = (): void => {
-      customizations.set(rics.list());
+      const list = rics.list();
+      customizations.set(list);
       webhooks.setConfigurations(riwcs.list());
       interpreter.setSources(sources);
+      const nextScripts = scriptsByKind(list);
+      const nextHooks = JSON.stringify(
+        riwcs.list().map((c) => [c.metadata.name, c.metadata.resourceVersion]),
+      );
+      const changed = new Set<string>();
+      for (const k of new Set([...scripts.keys(), ...nextScripts.keys()]))
+        if (scripts.get(k) !== nextScripts.get(k)) changed.add(k);
+      const hooksChanged = nextHooks !== hooks;
+      scripts = nextScripts;
+      hooks = nextHooks;
+      // Nothing was interpreted before the first refresh (operations wait for it).
+      if (!started) return;
+      interpreter.changed(hooksChanged ? "all" : changed);
     };
     let pending = false;
     const update = (): void => {
@@ -63,6 +84,7 @@ export function configureInterpreter(
     clearTimeout(timer);
     if (!synced) log.warn("resource interpreter: customizations not listed yet; going on without them", {});
     refresh();
+    started = true;
   })();
   ready.catch((err: unknown) =>
     log.error(
@@ -72,4 +94,18 @@ export function configureInterpreter(
   );
   interpreter.waitFor(ready);
   return () => webhooks.close();
+}
+
+/** Each target kind's customizations (`apiVersion|kind` → their specs, in name order). */
+function scriptsByKind(list: readonly StoredObject[]): Map<string, string> {
+  const byKind = new Map<string, unknown[]>();
+  const sorted = [...list].sort((a, b) => ((a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : 1));
+  for (const ric of sorted) {
+    if (ric.metadata.deletionTimestamp) continue;
+    const target = (ric.spec as { target?: { apiVersion?: string; kind?: string } } | undefined)?.target;
+    if (!target?.apiVersion || !target.kind) continue;
+    const key = `${target.apiVersion}|${target.kind}`;
+    byKind.set(key, [...(byKind.get(key) ?? []), (ric.spec as { customizations?: unknown }).customizations]);
+  }
+  return new Map([...byKind].map(([k, v]) => [k, JSON.stringify(v)]));
 }

@@ -15,15 +15,15 @@ import type { BindingSpec, ClusterObject, TargetCluster } from "../karmada/types
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
-import { explanationText } from "../scheduler/core/explanation.ts";
-import { needsScheduling } from "../scheduler/core/needs-scheduling.ts";
+import { EXPLANATION_ANNOTATION, explanationText } from "../scheduler/core/explanation.ts";
+import { apiFilteredOut, needsScheduling } from "../scheduler/core/needs-scheduling.ts";
 import { schedule } from "../scheduler/core/schedule.ts";
 import { ScheduleError, type ScheduleExplanation } from "../scheduler/core/types.ts";
 import { type Condition, setCondition } from "./cluster-status.ts";
 import type { ControllerContext } from "./context.ts";
 
 export const SCHEDULER_NAME = "default-scheduler";
-export const EXPLANATION_ANNOTATION = "scheduler.karmada-ts.io/explanation";
+export { EXPLANATION_ANNOTATION };
 
 type Binding = StoredObject & { spec: BindingSpec };
 
@@ -244,19 +244,23 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         map: affected,
       },
       {
-        // Beyond upstream: a binding that found no cluster serving its API (a CRD still on
-        // its way to the members) is tried again when a cluster's API enablements change,
-        // instead of waiting for an unrelated spec change.
+        // Beyond upstream: a binding that found no cluster serving its API, or left out this
+        // cluster for not serving it (a CRD still on its way to the members), is tried again
+        // when the cluster's API enablements change, instead of waiting for an unrelated
+        // spec change.
         informer: clusters,
         updateFilter: (old, obj) =>
           !jsonEqual(
             (old.status as { apiEnablements?: unknown } | undefined)?.apiEnablements,
             (obj.status as { apiEnablements?: unknown } | undefined)?.apiEnablements,
           ),
-        map: () =>
+        map: (c) =>
           bindings
             .list()
-            .filter((b) => schedulable(b) && !scheduled(b))
+            .filter(
+              (b) =>
+                schedulable(b) && (!scheduled(b) || apiFilteredOut(b.metadata.annotations, c.metadata.name!)),
+            )
             .map((b) =>
               b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!,
             ),

@@ -131,6 +131,15 @@ export function workStatusController(
       // A member object moves through several states quickly (a rollout): one Work write per burst.
       unsubscribe = ctx.memberWatches.subscribe((workKey) => addCoalesced(workKey, STATUS_COALESCE_MS));
       clusters.addHandler({ onDelete: (c) => ctx.memberWatches.stopCluster(c.metadata.name!) });
+      // Status and health read differently under a new or edited customization.
+      interpreter.onChange((kinds) => {
+        for (const work of works.list()) {
+          const affected = manifestsOf(work).some(
+            (m) => kinds === "all" || kinds.has(`${m.apiVersion}|${m.kind}`),
+          );
+          if (affected) addCoalesced(`${work.metadata.namespace}/${work.metadata.name}`, STATUS_COALESCE_MS);
+        }
+      });
     },
     stop() {
       unsubscribe();

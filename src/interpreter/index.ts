@@ -21,6 +21,7 @@ export class Interpreter {
   #sources: readonly InterpreterSource[];
   /** Operations wait for this: the sources are loaded (customizations listed, Lua engine up). */
   #ready: Promise<unknown> = Promise.resolve();
+  readonly #listeners: Array<(kinds: ReadonlySet<string> | "all") => void> = [];
 
   constructor(native: ResourceInterpreter, sources: readonly InterpreterSource[] = []) {
     this.#native = native;
@@ -35,6 +36,20 @@ export class Interpreter {
   /** The sources before the native interpreter, highest precedence first. */
   setSources(sources: readonly InterpreterSource[]): void {
     this.#sources = sources;
+  }
+
+  /**
+   * Called after the sources changed, with the kinds (`apiVersion|kind`) whose interpretation
+   * may now differ, or "all" when that cannot be told (a webhook's rules changed).
+   */
+  onChange(listener: (kinds: ReadonlySet<string> | "all") => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Tells the listeners which kinds are interpreted differently now. */
+  changed(kinds: ReadonlySet<string> | "all"): void {
+    if (kinds !== "all" && kinds.size === 0) return;
+    for (const l of this.#listeners) l(kinds);
   }
 
   /** The source answering `operation` for `obj`'s kind, or undefined for the native interpreter. */

@@ -10,6 +10,22 @@ import type {
   SpreadExplanation,
 } from "./types.ts";
 
+/** The binding annotation holding the last decision's explanation, as JSON. */
+export const EXPLANATION_ANNOTATION = "scheduler.karmada-ts.io/explanation";
+
+/** The explanation recorded on a binding, or undefined when there is none or it is unreadable. */
+export function recordedExplanation(
+  annotations: Record<string, string> | undefined,
+): ScheduleExplanation | undefined {
+  const raw = annotations?.[EXPLANATION_ANNOTATION];
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as ScheduleExplanation;
+  } catch {
+    return undefined;
+  }
+}
+
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

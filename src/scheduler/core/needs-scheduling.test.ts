@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ANNOTATION } from "../../karmada/names.ts";
 import type { BindingSpec, Placement } from "../../karmada/types.ts";
+import { EXPLANATION_ANNOTATION } from "./explanation.ts";
 import {
   needsScheduling,
   placementChanged,
@@ -24,6 +25,25 @@ function binding(
       typeof applied === "string" ? applied : JSON.stringify(applied);
   }
   return { metadata: { annotations }, spec: spec(fields), status };
+}
+
+/** The binding with a recorded decision that left out `cluster` for not serving the API. */
+function withExplanation(b: SchedulingBinding, cluster: string): SchedulingBinding {
+  const explanation = {
+    attempts: [
+      {
+        clusters: [
+          { name: "x", selected: true },
+          { name: cluster, filteredBy: "APIEnablement", reason: "cluster(s) did not have the API resource" },
+        ],
+      },
+    ],
+  };
+  b.metadata.annotations = {
+    ...b.metadata.annotations,
+    [EXPLANATION_ANNOTATION]: JSON.stringify(explanation),
+  };
+  return b;
 }
 
 const scheduledDivided = {
@@ -106,6 +126,16 @@ describe("needsScheduling", () => {
       "a target cluster is being deleted",
       binding({ ...scheduledDivided, clusters: [{ name: "gone", replicas: 3 }] }),
       "TerminatingTarget",
+    ],
+    [
+      "a cluster left out for its API serves it now",
+      withExplanation(binding({ ...scheduledDivided, clusters: [{ name: "x", replicas: 3 }] }), "a"),
+      "APIEnabled",
+    ],
+    [
+      "a cluster left out for its API that is gone: nothing to do",
+      withExplanation(binding({ ...scheduledDivided, clusters: [{ name: "x", replicas: 3 }] }), "elsewhere"),
+      undefined,
     ],
     [
       "deleting binding: never",

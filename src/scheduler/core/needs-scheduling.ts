@@ -7,6 +7,8 @@
 import { ANNOTATION } from "../../karmada/names.ts";
 import type { BindingSpec, ClusterAffinityTerm, ClusterObject, Placement } from "../../karmada/types.ts";
 import { isWorkload, replicaSchedulingType, rescheduleRequired, sumReplicas } from "./binding.ts";
+import { recordedExplanation } from "./explanation.ts";
+import { servesApi } from "./plugins.ts";
 import type { BindingSchedulingStatus } from "./types.ts";
 
 export type SchedulingTrigger =
@@ -21,7 +23,12 @@ export type SchedulingTrigger =
   /** Duplicated (or no replicaScheduling): always rescheduled. */
   | "Duplicated"
   /** A cluster in `spec.clusters` is being deleted. */
-  | "TerminatingTarget";
+  | "TerminatingTarget"
+  /**
+   * Beyond upstream: a cluster the last decision left out for not serving the resource's API
+   * serves it now (a CRD that reached the member after the workload was scheduled).
+   */
+  | "APIEnabled";
 
 export interface SchedulingBinding {
   metadata: { annotations?: Record<string, string>; deletionTimestamp?: string };
@@ -54,7 +61,24 @@ export function needsScheduling(
   if (clusters.some((c) => c.metadata.deletionTimestamp && targets.has(c.metadata.name!))) {
     return "TerminatingTarget";
   }
+  if (
+    clusters.some(
+      (c) =>
+        apiFilteredOut(binding.metadata.annotations, c.metadata.name!) &&
+        servesApi(c, spec.resource.apiVersion, spec.resource.kind),
+    )
+  ) {
+    return "APIEnabled";
+  }
   return undefined;
+}
+
+/** Whether the binding's last recorded decision left out `cluster` because it did not serve the API. */
+export function apiFilteredOut(annotations: Record<string, string> | undefined, cluster: string): boolean {
+  const e = recordedExplanation(annotations);
+  return !!e?.attempts?.some((a) =>
+    a.clusters?.some((x) => x.name === cluster && x.filteredBy === "APIEnablement"),
+  );
 }
 
 /** `util.IsBindingReplicasChanged`: only with an explicit replicaScheduling. */

@@ -74,13 +74,17 @@ export const apiEnablement = {
   filter(ctx, cluster) {
     if (ctx.targets.has(cluster.metadata.name!)) return undefined;
     const { apiVersion, kind } = ctx.spec.resource;
-    const enabled = (cluster.status?.apiEnablements ?? []).some(
-      (e) => e.groupVersion === apiVersion && (e.resources ?? []).some((r) => r.kind === kind),
-    );
     // Not listed is "disabled" with a complete list and "unknown" with a partial one; both fail.
-    return enabled ? undefined : "cluster(s) did not have the API resource";
+    return servesApi(cluster, apiVersion, kind) ? undefined : "cluster(s) did not have the API resource";
   },
 } satisfies FilterPlugin;
+
+/** Whether the cluster's reported API enablements list the kind. */
+export function servesApi(cluster: ClusterObject, apiVersion: string, kind: string): boolean {
+  return (cluster.status?.apiEnablements ?? []).some(
+    (e) => e.groupVersion === apiVersion && (e.resources ?? []).some((r) => r.kind === kind),
+  );
+}
 
 /** NoSchedule and NoExecute taints must be tolerated; clusters already targeted stay (eviction is the taint manager's). */
 export const taintToleration = {
