@@ -49,6 +49,11 @@ export interface ApiServerOptions {
   karmada?: boolean;
   /** Karmada's policy finalizers on (Cluster)PropagationPolicy create; only with a policy controller. Default false. */
   policyFinalizers?: boolean;
+  /**
+   * The `tolerationSeconds` of the default not-ready / unreachable NoExecute tolerations that
+   * (Cluster)PropagationPolicy admission adds (karmada-webhook's `--default-*-toleration-seconds`; 300 each).
+   */
+  defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
   /** Compact history older than this many ms, every interval. Default 5 minutes; 0 disables. */
   compactionIntervalMs?: number;
   /** An extra readiness check: /readyz fails while it returns false (e.g. a simulated member's "unhealthy" fault). */
@@ -112,6 +117,12 @@ export class ApiServer {
               // No policy controller runs yet to remove these finalizers; adding them would make
               // policies undeletable. Turned on when the controller manager lands.
               policyFinalizers: opts.policyFinalizers ?? false,
+              ...(opts.defaultTolerationSeconds?.notReady !== undefined
+                ? { defaultNotReadyTolerationSeconds: opts.defaultTolerationSeconds.notReady }
+                : {}),
+              ...(opts.defaultTolerationSeconds?.unreachable !== undefined
+                ? { defaultUnreachableTolerationSeconds: opts.defaultTolerationSeconds.unreachable }
+                : {}),
               checkLuaScripts: luaScriptChecker(),
               listResourceInterpreterCustomizations: async () => {
                 const rt = registry.get("config.karmada.io", "v1alpha1", "resourceinterpretercustomizations");

@@ -24,6 +24,8 @@ export async function startControlPlane(opts: {
   host: string;
   port: number;
   log: Logger;
+  /** karmada-webhook's `--default-not-ready-toleration-seconds` / `--default-unreachable-toleration-seconds`. */
+  defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
 }): Promise<RunningControlPlane> {
   let store: Store;
   try {
@@ -31,7 +33,11 @@ export async function startControlPlane(opts: {
   } catch (err) {
     throw new StartupError(`cannot open storage ${JSON.stringify(opts.storage)}: ${(err as Error).message}`);
   }
-  const api = await ApiServer.start({ store, log: opts.log });
+  const api = await ApiServer.start({
+    store,
+    log: opts.log,
+    ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
+  });
   let http: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     http = await startHttpServer(api.handler, { host: opts.host, port: opts.port, log: opts.log });

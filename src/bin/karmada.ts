@@ -62,7 +62,7 @@ function fail(component: string, err: unknown): never {
   throw err;
 }
 
-interface ApiserverFlags {
+interface ApiserverFlags extends TolerationCliFlags {
   storage: string;
   bindAddress: string;
   port: number;
@@ -82,6 +82,7 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
     host: flags.bindAddress,
     port: flags.port,
     log,
+    defaultTolerationSeconds: tolerationSecondsFrom(flags),
   }).catch((e) => fail("apiserver", e));
   log.info("serving", { url: cp.url, port: cp.port, storage: cp.store.backend });
   process.stdout.write(`karmada apiserver listening on ${cp.url}\n`);
@@ -131,7 +132,39 @@ function clusterStatusOptionsFrom(flags: ClusterStatusCliFlags): Partial<Control
   };
 }
 
-interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags {
+/** Cluster failover (taint-based eviction) flags of `up` and `controller-manager`. */
+interface FailoverCliFlags {
+  failoverEvictionTimeout: number;
+  enableTaintManager: boolean;
+  resourceEvictionRate: number;
+  gracefulEvictionTimeout: number;
+  failoverShadowMode: boolean;
+}
+
+function failoverOptionsFrom(flags: FailoverCliFlags): Partial<ControllerOptions> {
+  return {
+    failoverEvictionTimeoutMs: flags.failoverEvictionTimeout,
+    enableTaintManager: flags.enableTaintManager,
+    resourceEvictionRate: flags.resourceEvictionRate,
+    gracefulEvictionTimeoutMs: flags.gracefulEvictionTimeout,
+    failoverShadowMode: flags.failoverShadowMode,
+  };
+}
+
+/** karmada-webhook's default toleration flags, taken by whatever runs admission (`apiserver`, `up`). */
+interface TolerationCliFlags {
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
+}
+
+function tolerationSecondsFrom(flags: TolerationCliFlags): { notReady: number; unreachable: number } {
+  return {
+    notReady: flags.defaultNotReadyTolerationSeconds,
+    unreachable: flags.defaultUnreachableTolerationSeconds,
+  };
+}
+
+interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags, FailoverCliFlags, TolerationCliFlags {
   dataDir: string;
   port: number;
   members: number;
@@ -152,8 +185,10 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       memberCommand: [process.execPath, ...process.execArgv, process.argv[1]!],
       controllerOptions: {
         ...clusterStatusOptionsFrom(flags),
+        ...failoverOptionsFrom(flags),
         features: UP_FEATURE_GATES.with(featuresFrom("up", flags).settings()),
       },
+      defaultTolerationSeconds: tolerationSecondsFrom(flags),
       log,
     },
     io,
@@ -171,7 +206,11 @@ function errorText(err: unknown): string {
   return status?.message ?? (err as Error).message ?? String(err);
 }
 
-interface ControllerManagerFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags, FeatureGatesCliFlags {
+interface ControllerManagerFlags
+  extends LeaderElectionCliFlags,
+    ClusterStatusCliFlags,
+    FeatureGatesCliFlags,
+    FailoverCliFlags {
   kubeconfig?: string;
   context?: string;
   controllers: string[];
@@ -248,6 +287,7 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
         clusterMonitorPeriodMs: flags.clusterMonitorPeriod,
         clusterMonitorGracePeriodMs: flags.clusterMonitorGracePeriod,
         clusterStartupGracePeriodMs: flags.clusterStartupGracePeriod,
+        ...failoverOptionsFrom(flags),
         features,
       },
       leaderElection: leaderElectionFrom(flags),
@@ -542,6 +582,75 @@ function addClusterStatusOptions(cmd: Command): Command {
     );
 }
 
+/** `true` or `false`, for flags upstream spells `--name=false`. */
+function boolValue(value: string): boolean {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new InvalidArgumentError("must be true or false");
+}
+
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError("must be a non-negative number");
+  }
+  return n;
+}
+
+/** Cluster failover flags (upstream v1.12's names and defaults, plus our shadow mode). */
+function addFailoverOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      durationOption(
+        "--failover-eviction-timeout <duration>",
+        "how long Ready must be False or Unknown before a cluster gets the NoExecute taint (gate Failover)",
+        "5m",
+      ),
+    )
+    .option(
+      "--enable-taint-manager [bool]",
+      "evict workloads from clusters with NoExecute taints they do not tolerate (gate Failover)",
+      boolValue,
+      true,
+    )
+    .option(
+      "--resource-eviction-rate <n>",
+      "taint evictions per second (0: one per 30 minutes)",
+      nonNegativeNumber,
+      0.5,
+    )
+    .addOption(
+      durationOption(
+        "--graceful-eviction-timeout <duration>",
+        "how long the old copy of an evicted workload stays at most when the new one does not become healthy",
+        "10m",
+      ),
+    )
+    .option(
+      "--failover-shadow-mode [bool]",
+      "record the evictions the taint manager would make (EvictionShadowed events) without making them",
+      boolValue,
+      false,
+    );
+}
+
+/** karmada-webhook's default cluster toleration flags (where admission runs). */
+function addTolerationOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--default-not-ready-toleration-seconds <n>",
+      "tolerationSeconds of the cluster.karmada.io/not-ready:NoExecute toleration added to every propagation policy without one",
+      count,
+      300,
+    )
+    .option(
+      "--default-unreachable-toleration-seconds <n>",
+      "tolerationSeconds of the cluster.karmada.io/unreachable:NoExecute toleration added to every propagation policy without one",
+      count,
+      300,
+    );
+}
+
 /** Upstream's leader-election flags (controller-manager, agent). */
 function addLeaderElectionOptions(cmd: Command): Command {
   return cmd
@@ -576,7 +685,7 @@ export function buildProgram(): Command {
     .description("karmada-ts: a Karmada-compatible multi-cluster control plane")
     .showHelpAfterError()
     .configureOutput({ outputError: (text, write) => write(text) });
-  program
+  const apiserver = program
     .command("apiserver")
     .description("run the Kubernetes-compatible API server (policies, bindings, works, clusters, CRDs)")
     .option(
@@ -587,8 +696,8 @@ export function buildProgram(): Command {
     .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on (0: a free port, logged)", port, 5443)
     .option("--insecure", "serve plain HTTP without authentication (the only mode until TLS lands)", false)
-    .option("--log-level <level>", "debug, info, warn or error", level, "info")
-    .action((flags: ApiserverFlags) => runApiserver(flags));
+    .option("--log-level <level>", "debug, info, warn or error", level, "info");
+  addTolerationOptions(apiserver).action((flags: ApiserverFlags) => runApiserver(flags));
   const up = program
     .command("up")
     .description(
@@ -602,7 +711,9 @@ export function buildProgram(): Command {
     .option("--port <n>", "control plane port (0: a free port)", port, 5443)
     .option("--members <n>", "simulated member clusters", count, 3)
     .option("--log-level <level>", "debug, info, warn or error", level, "warn");
-  addFeatureGatesOption(addClusterStatusOptions(up)).action((flags: UpFlags) => runUpCommand(flags));
+  addFeatureGatesOption(addTolerationOptions(addFailoverOptions(addClusterStatusOptions(up)))).action(
+    (flags: UpFlags) => runUpCommand(flags),
+  );
   const controllerManager = program
     .command("controller-manager")
     .description(
@@ -618,7 +729,9 @@ export function buildProgram(): Command {
       `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(controllers).join(", ")}`,
       list,
     );
-  addFeatureGatesOption(addClusterStatusOptions(addLeaderElectionOptions(controllerManager)))
+  addFeatureGatesOption(
+    addFailoverOptions(addClusterStatusOptions(addLeaderElectionOptions(controllerManager))),
+  )
     .addOption(
       durationOption("--cluster-monitor-period <duration>", "how often cluster leases are checked", "5s"),
     )

@@ -42,6 +42,8 @@ export interface UpOptions {
   /** The command that starts a member simulator (`[node, bin/karmada]`). */
   memberCommand: string[];
   controllerOptions?: Partial<ControllerOptions>;
+  /** The default not-ready / unreachable toleration seconds of policy admission (300 each). */
+  defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
   /** How long to wait for the clusters to be Ready before reporting which are not (60 s). */
   readyTimeoutMs?: number;
   log: Logger;
@@ -165,6 +167,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       host: "127.0.0.1",
       port: opts.port,
       log: opts.log,
+      ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
     });
     stops.push(() => cp.stop());
     const local = new LocalClient(cp.api.context, { fieldManager: "karmada-controller-manager" });

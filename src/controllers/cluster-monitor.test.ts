@@ -8,10 +8,11 @@ import { rfc3339Micro, type StoredObject } from "../api/meta.ts";
 import { ApiServer } from "../apiserver/server.ts";
 import { RESOURCES } from "../client/client.ts";
 import { LocalClient } from "../client/local.ts";
+import type { Taint } from "../karmada/types.ts";
 import { silentLogger } from "../log.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
-import { CLUSTER_LEASE_NAMESPACE } from "./cluster-monitor.ts";
+import { CLUSTER_LEASE_NAMESPACE, failoverTaints } from "./cluster-monitor.ts";
 import { type RunningControllerManager, startControllerManager } from "./index.ts";
 import { readyOf, until } from "./test-support.ts";
 
@@ -179,5 +180,73 @@ describe("cluster health monitor", () => {
     clock += STARTUP_GRACE * 3;
     await settle();
     expect(readyOf(await cluster("push"))?.status).toBe("True");
+  });
+});
+
+describe("failoverTaints (gate Failover: NoExecute taints by Ready, after the eviction timeout)", () => {
+  const T = Date.UTC(2024, 0, 2, 3, 0, 0);
+  const TIMEOUT = 300_000;
+  const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+  const taint = (key: string, effect: string, at = T) => ({ key, effect, timeAdded: stamp(at) });
+  const NOT_READY = "cluster.karmada.io/not-ready";
+  const UNREACHABLE = "cluster.karmada.io/unreachable";
+  const user = { key: "dedicated", value: "x", effect: "NoExecute" };
+  // Ready=False counts from its transition; Unknown from the last sign of life.
+  const clocks = { readyTransitionTimestamp: T, probeTimestamp: T + 60_000 };
+
+  const cases: Array<[string, Taint[], string | undefined, number, ReturnType<typeof failoverTaints>]> = [
+    ["no Ready condition: nothing", [], undefined, T + 10 * TIMEOUT, { taints: [] }],
+    [
+      "Ready=False within the timeout: look again when it ends",
+      [taint(NOT_READY, "NoSchedule")],
+      "False",
+      T + 1000,
+      { taints: [taint(NOT_READY, "NoSchedule")], recheckAfterMs: TIMEOUT - 1000 + 1 },
+    ],
+    [
+      "Ready=False at the deadline itself: not yet (upstream: after it)",
+      [],
+      "False",
+      T + TIMEOUT,
+      { taints: [], recheckAfterMs: 1 },
+    ],
+    [
+      "Ready=False past the timeout: not-ready:NoExecute, the unreachable one goes",
+      [taint(NOT_READY, "NoSchedule"), taint(UNREACHABLE, "NoExecute"), user],
+      "False",
+      T + TIMEOUT + 1000,
+      { taints: [taint(NOT_READY, "NoSchedule"), user, taint(NOT_READY, "NoExecute", T + TIMEOUT + 1000)] },
+    ],
+    [
+      "an existing not-ready:NoExecute keeps its timeAdded",
+      [taint(NOT_READY, "NoExecute", T - 5000)],
+      "False",
+      T + TIMEOUT + 1000,
+      { taints: [taint(NOT_READY, "NoExecute", T - 5000)] },
+    ],
+    [
+      "Ready=Unknown counts from the last sign of life",
+      [],
+      "Unknown",
+      T + TIMEOUT + 1000,
+      { taints: [], recheckAfterMs: 60_000 - 1000 + 1 },
+    ],
+    [
+      "Ready=Unknown past the timeout: unreachable:NoExecute, the not-ready one goes",
+      [taint(NOT_READY, "NoExecute")],
+      "Unknown",
+      T + 60_000 + TIMEOUT + 1,
+      { taints: [taint(UNREACHABLE, "NoExecute", T + 60_000 + TIMEOUT + 1)] },
+    ],
+    [
+      "Ready=True removes both at once, and only them",
+      [taint(NOT_READY, "NoExecute"), taint(UNREACHABLE, "NoExecute"), taint(NOT_READY, "NoSchedule"), user],
+      "True",
+      T,
+      { taints: [taint(NOT_READY, "NoSchedule"), user] },
+    ],
+  ];
+  it.each(cases)("%s", (_name, taints, ready, now, expected) => {
+    expect(failoverTaints(taints, ready, clocks, now, TIMEOUT)).toEqual(expected);
   });
 });

@@ -6,13 +6,24 @@
  * Ready turns Unknown, which brings the unreachable taint. Push-mode clusters are probed by our
  * own cluster-status controller, so upstream leaves them alone here and so do we.
  *
+ * With gate `Failover` (upstream v1.12's taint-based eviction, `processTaintBaseEviction`), the
+ * monitor also gives every cluster, Push or Pull, the NoExecute taint of its Ready condition
+ * once that has lasted `--failover-eviction-timeout`: `cluster.karmada.io/not-ready:NoExecute`
+ * when Ready has been False since the transition was seen, `cluster.karmada.io/unreachable:
+ * NoExecute` when it is Unknown and no sign of life came for that long; the other one goes at
+ * the same moment. Ready=True takes both away at once; a cluster that never reported gets
+ * neither. The taint manager evicts the workloads that do not tolerate them.
+ *
  * What was last seen per cluster lives in memory, as upstream keeps it: a restarted monitor
  * starts every clock again, which can only delay a verdict, never invent one.
  */
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import type { Taint } from "../karmada/types.ts";
+import { isConflict } from "../machinery/errors.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { CLUSTER_CONTROLLER, TAINT_NOT_READY, TAINT_UNREACHABLE, taintsMessage } from "./cluster.ts";
 import type { ControllerContext } from "./context.ts";
 
 /** Upstream's util.NamespaceClusterLease: where agents keep one Lease per Pull cluster. */
@@ -34,6 +45,46 @@ interface Health {
   leaseRenewTime: string | undefined;
   /** When we last saw a sign of life: a changed Ready condition or a renewed Lease. */
   probeTimestamp: number;
+  /** When we saw Ready transition last (a change that kept its lastTransitionTime is none). */
+  readyTransitionTimestamp: number;
+}
+
+/** The clocks the NoExecute taints are timed by (upstream's clusterHealthData). */
+export interface FailoverClocks {
+  readyTransitionTimestamp: number;
+  probeTimestamp: number;
+}
+
+const noExecute = (key: string) => (t: Taint) => t.key === key && t.effect === "NoExecute";
+
+/**
+ * The taints a cluster should carry for its Ready status (undefined: no Ready condition) under
+ * gate Failover, and when to look again if a timeout is still running. Taints match by key and
+ * effect; one added is stamped `timeAdded` now, as upstream's SetCurrentClusterTaints does.
+ */
+export function failoverTaints(
+  taints: readonly Taint[],
+  ready: string | undefined,
+  clocks: FailoverClocks,
+  now: number,
+  timeoutMs: number,
+): { taints: Taint[]; recheckAfterMs?: number } {
+  if (ready === "True") {
+    return {
+      taints: taints.filter((t) => !noExecute(TAINT_NOT_READY)(t) && !noExecute(TAINT_UNREACHABLE)(t)),
+    };
+  }
+  if (ready !== "False" && ready !== "Unknown") return { taints: [...taints] };
+  const [add, remove, since] =
+    ready === "False"
+      ? [TAINT_NOT_READY, TAINT_UNREACHABLE, clocks.readyTransitionTimestamp]
+      : [TAINT_UNREACHABLE, TAINT_NOT_READY, clocks.probeTimestamp];
+  const deadline = since + timeoutMs;
+  // Upstream acts once the decision time is after the deadline.
+  if (now <= deadline) return { taints: [...taints], recheckAfterMs: deadline - now + 1 };
+  const out = taints.filter((t) => !noExecute(remove)(t));
+  if (!out.some(noExecute(add))) out.push({ key: add, effect: "NoExecute", timeAdded: rfc3339(now) });
+  return { taints: out };
 }
 
 function conditionsOf(cluster: StoredObject): Condition[] {
@@ -46,6 +97,107 @@ export function clusterMonitorController(ctx: ControllerContext): Controller {
   const leases = ctx.informers.informer(RESOURCES.leases, { namespace: CLUSTER_LEASE_NAMESPACE });
   const health = new Map<string, Health>();
   const period = ctx.options.clusterMonitorPeriodMs;
+  const failover = ctx.options.features.enabled("Failover");
+  const events = ctx.recorder(CLUSTER_CONTROLLER);
+
+  /** Gate Failover: the NoExecute taints of the Ready condition; whether they were written, when to look again. */
+  async function taintForFailover(
+    cluster: StoredObject,
+    seen: Health,
+    now: number,
+  ): Promise<{ wrote: boolean; recheckAfterMs?: number | undefined }> {
+    const spec = isObject(cluster.spec) ? cluster.spec : {};
+    const taints = (Array.isArray(spec.taints) ? spec.taints : []) as Taint[];
+    const desired = failoverTaints(
+      taints,
+      seen.ready?.status,
+      seen,
+      now,
+      ctx.options.failoverEvictionTimeoutMs,
+    );
+    if (jsonEqual(desired.taints, taints)) return { wrote: false, recheckAfterMs: desired.recheckAfterMs };
+    try {
+      // Optimistic lock: a cluster changed meanwhile is looked at again from the newer copy.
+      await ctx.client.patch(RESOURCES.clusters, undefined, cluster.metadata.name!, "merge", {
+        metadata: { resourceVersion: cluster.metadata.resourceVersion },
+        spec: { taints: desired.taints.length > 0 ? desired.taints : null },
+      });
+    } catch (err) {
+      if (!isConflict(err)) events.event(cluster, "Warning", "TaintClusterFailed", (err as Error).message);
+      throw err;
+    }
+    events.event(
+      cluster,
+      "Normal",
+      "TaintClusterSucceed",
+      `Taint cluster succeed: ${taintsMessage(desired.taints)}.`,
+    );
+    return { wrote: true };
+  }
+
+  /** What we know of the cluster's signs of life, brought up to date with this version of it. */
+  function observe(cluster: StoredObject, ready: Condition | undefined, pull: boolean, now: number): Health {
+    const name = cluster.metadata.name!;
+    let seen = health.get(name);
+    if (!seen) {
+      const created = Date.parse(cluster.metadata.creationTimestamp ?? "") || now;
+      const since = ready ? now : created;
+      seen = { ready, leaseRenewTime: undefined, probeTimestamp: since, readyTransitionTimestamp: since };
+      health.set(name, seen);
+    } else if (!jsonEqual(seen.ready, ready)) {
+      if (seen.ready?.lastTransitionTime !== ready?.lastTransitionTime) seen.readyTransitionTimestamp = now;
+      seen.ready = ready;
+      seen.probeTimestamp = now;
+    }
+    if (pull) {
+      const lease = leases.get(CLUSTER_LEASE_NAMESPACE, name);
+      const renewTime = isObject(lease?.spec) ? (lease.spec.renewTime as string | undefined) : undefined;
+      if (renewTime && renewTime !== seen.leaseRenewTime) {
+        seen.leaseRenewTime = renewTime;
+        seen.probeTimestamp = now;
+      }
+    }
+    return seen;
+  }
+
+  /** Sets Ready to Unknown: the cluster stopped reporting (or never did). */
+  async function markUnknown(
+    cluster: StoredObject,
+    ready: Condition | undefined,
+    seen: Health,
+    now: number,
+  ): Promise<void> {
+    const conditions = conditionsOf(cluster);
+    const unknown: Condition = ready
+      ? {
+          ...ready,
+          status: "Unknown",
+          reason: "ClusterStatusUnknown",
+          message: "Cluster status controller stopped posting cluster status.",
+          lastTransitionTime: rfc3339(now),
+        }
+      : {
+          type: "Ready",
+          status: "Unknown",
+          reason: "ClusterStatusNeverUpdated",
+          message: "Cluster status controller never posted cluster status.",
+          lastTransitionTime: rfc3339(now),
+        };
+    const next = ready ? conditions.map((c) => (c === ready ? unknown : c)) : [...conditions, unknown];
+    ctx.log.info("cluster stopped reporting, Ready is now Unknown", {
+      cluster: cluster.metadata.name,
+      silentForMs: now - seen.probeTimestamp,
+    });
+    // Optimistic: a conflict means the agent just wrote, which the next reconcile sees.
+    await ctx.client.updateStatus(RESOURCES.clusters, {
+      ...cluster,
+      status: { ...(isObject(cluster.status) ? cluster.status : {}), conditions: next },
+    });
+    // Our own write is no sign of life: the unreachable timeout counts from the last one, as
+    // upstream's (which keeps its probe timestamp across this update).
+    seen.ready = unknown;
+    seen.readyTransitionTimestamp = now;
+  }
 
   return {
     name: "cluster-monitor",
@@ -59,56 +211,22 @@ export function clusterMonitorController(ctx: ControllerContext): Controller {
       }
       const now = ctx.now();
       const spec = isObject(cluster.spec) ? cluster.spec : {};
-      const conditions = conditionsOf(cluster);
-      const ready = conditions.find((c) => c.type === "Ready");
-      const created = Date.parse(cluster.metadata.creationTimestamp ?? "") || now;
-
-      let seen = health.get(name);
-      if (!seen) {
-        seen = { ready, leaseRenewTime: undefined, probeTimestamp: ready ? now : created };
-        health.set(name, seen);
-      } else if (!jsonEqual(seen.ready, ready)) {
-        seen.ready = ready;
-        seen.probeTimestamp = now;
+      const ready = conditionsOf(cluster).find((c) => c.type === "Ready");
+      const pull = spec.syncMode === "Pull";
+      const seen = observe(cluster, ready, pull, now);
+      let recheck: number | undefined;
+      if (failover) {
+        const tainted = await taintForFailover(cluster, seen, now);
+        // The taint write comes back through the informer, and with it the next look.
+        if (tainted.wrote) return undefined;
+        recheck = tainted.recheckAfterMs;
       }
-      if (spec.syncMode !== "Pull") return undefined;
-
-      const lease = leases.get(CLUSTER_LEASE_NAMESPACE, name);
-      const renewTime = isObject(lease?.spec) ? (lease.spec.renewTime as string | undefined) : undefined;
-      if (renewTime && renewTime !== seen.leaseRenewTime) {
-        seen.leaseRenewTime = renewTime;
-        seen.probeTimestamp = now;
-      }
+      if (!pull) return recheck !== undefined ? { requeueAfterMs: recheck } : undefined;
 
       const grace = ready ? ctx.options.clusterMonitorGracePeriodMs : ctx.options.clusterStartupGracePeriodMs;
-      if (now <= seen.probeTimestamp + grace) return { requeueAfterMs: period };
-      if (ready?.status === "Unknown") return { requeueAfterMs: period };
-
-      const unknown: Condition = ready
-        ? {
-            ...ready,
-            status: "Unknown",
-            reason: "ClusterStatusUnknown",
-            message: "Cluster status controller stopped posting cluster status.",
-            lastTransitionTime: rfc3339(now),
-          }
-        : {
-            type: "Ready",
-            status: "Unknown",
-            reason: "ClusterStatusNeverUpdated",
-            message: "Cluster status controller never posted cluster status.",
-            lastTransitionTime: rfc3339(now),
-          };
-      const next = ready ? conditions.map((c) => (c === ready ? unknown : c)) : [...conditions, unknown];
-      ctx.log.info("cluster stopped reporting, Ready is now Unknown", {
-        cluster: name,
-        silentForMs: now - seen.probeTimestamp,
-      });
-      // Optimistic: a conflict means the agent just wrote, which the next reconcile sees.
-      await ctx.client.updateStatus(RESOURCES.clusters, {
-        ...cluster,
-        status: { ...(isObject(cluster.status) ? cluster.status : {}), conditions: next },
-      });
+      const again = { requeueAfterMs: Math.min(period, recheck ?? period) };
+      if (now <= seen.probeTimestamp + grace || ready?.status === "Unknown") return again;
+      await markUnknown(cluster, ready, seen, now);
       return { requeueAfterMs: period };
     },
   };

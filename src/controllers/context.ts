@@ -46,6 +46,16 @@ export interface ControllerOptions {
   clusterLeaseRenewFraction: number;
   /** Timeout of one health probe of a member. */
   clusterProbeTimeoutMs: number;
+  /** `--failover-eviction-timeout` (5 m): how long Ready must be False/Unknown before the NoExecute taint (gate Failover). */
+  failoverEvictionTimeoutMs: number;
+  /** `--enable-taint-manager` (true): evict workloads from clusters with NoExecute taints (gate Failover). */
+  enableTaintManager: boolean;
+  /** `--resource-eviction-rate` (0.5): taint evictions per second; 0 means one per 30 minutes. */
+  resourceEvictionRate: number;
+  /** `--graceful-eviction-timeout` (10 m): how long an eviction task without gracePeriodSeconds lasts at most. */
+  gracefulEvictionTimeoutMs: number;
+  /** `--failover-shadow-mode` (false, ours): the taint manager records the evictions it would make, and makes none. */
+  failoverShadowMode: boolean;
   /** `--feature-gates`. */
   features: FeatureGates;
   /** The scheduler's `--plugins` and `--enable-empty-workload-propagation`. */
@@ -62,6 +72,11 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   clusterLeaseDurationMs: 40_000,
   clusterLeaseRenewFraction: 0.25,
   clusterProbeTimeoutMs: 5_000,
+  failoverEvictionTimeoutMs: 300_000,
+  enableTaintManager: true,
+  resourceEvictionRate: 0.5,
+  gracefulEvictionTimeoutMs: 600_000,
+  failoverShadowMode: false,
   features: DEFAULT_FEATURE_GATES,
   schedule: {},
 };

@@ -24,17 +24,29 @@ import {
 import { dependenciesDistributor } from "./dependencies.ts";
 import { detectorController } from "./detector.ts";
 import { executionController } from "./execution.ts";
+import { gracefulEvictionController } from "./graceful-eviction.ts";
 import { configureInterpreter } from "./interpreter-config.ts";
 import { MemberWatches } from "./member-watches.ts";
 import { namespaceController } from "./namespace.ts";
 import { schedulerController } from "./scheduler.ts";
+import { taintManagerController } from "./taint-manager.ts";
 import { workStatusController } from "./work-status.ts";
 
 export type ControllerRegistry = Record<string, (ctx: ControllerContext) => Controller[]>;
 
 /** Upstream's controller names; one name may run several loops (as upstream's `cluster` does). */
 export const controllers: ControllerRegistry = {
-  cluster: (ctx) => [clusterController(ctx), clusterMonitorController(ctx)],
+  // Upstream's cluster controller hosts the taint manager (gate Failover, `--enable-taint-manager`).
+  cluster: (ctx) => [
+    clusterController(ctx),
+    clusterMonitorController(ctx),
+    ...(ctx.options.features.enabled("Failover") && ctx.options.enableTaintManager
+      ? [taintManagerController(ctx)]
+      : []),
+  ],
+  // Not gated, as upstream's: the GracefulEviction gate only picks the taint manager's purge
+  // mode, and `Directly` tasks made with it off still have to end.
+  gracefulEviction: (ctx) => [gracefulEvictionController(ctx, false), gracefulEvictionController(ctx, true)],
   clusterStatus: (ctx) => [clusterStatusController(ctx)],
   binding: (ctx) => [
     bindingController(ctx, ctx.interpreter, false),

@@ -3,13 +3,15 @@
  * (member3 Pull), with status collected every 300 ms so that changes show quickly; in its own
  * temporary directory, removed again by `stop()`.
  */
+import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { type RunningUp, runUp } from "../../src/bin/up.ts";
-import { silentLogger } from "../../src/log.ts";
+import type { ControllerOptions } from "../../src/controllers/context.ts";
+import { createLogger, silentLogger } from "../../src/log.ts";
 import type { FeatureGates } from "../../src/runtime/features.ts";
 import { contextKubectl, type KubectlResult } from "./harness.ts";
 
@@ -25,7 +27,7 @@ export interface TestFleet {
 export async function startTestFleet(
   name: string,
   members: number,
-  opts: { features?: FeatureGates } = {},
+  opts: { features?: FeatureGates; controllerOptions?: Partial<ControllerOptions> } = {},
 ): Promise<TestFleet> {
   const dir = await mkdtemp(join(tmpdir(), `karmada-ts-${name}-`));
   try {
@@ -39,9 +41,13 @@ export async function startTestFleet(
           clusterStatusUpdateFrequencyMs: 300,
           clusterSuccessThresholdMs: 300,
           clusterFailureThresholdMs: 5_000,
+          ...opts.controllerOptions,
           ...(opts.features ? { features: opts.features } : {}),
         },
-        log: silentLogger,
+        // FLEET_LOG=<file> keeps the fleet's debug log there, for a test that fails now and then.
+        log: process.env.FLEET_LOG
+          ? createLogger({ level: "debug", sink: createWriteStream(process.env.FLEET_LOG, { flags: "a" }) })
+          : silentLogger,
       },
       { stdout: { write: () => true }, stderr: { write: () => true } },
     );

@@ -13,7 +13,18 @@ export interface MutationContext {
    * plane that runs no policy controller must not, or its policies could never be deleted.
    */
   policyFinalizers?: boolean;
+  /**
+   * The `tolerationSeconds` of the NoExecute tolerations every (Cluster)PropagationPolicy gets
+   * for `cluster.karmada.io/not-ready` and `cluster.karmada.io/unreachable` (upstream v1.12
+   * karmada-webhook's `--default-not-ready-toleration-seconds` and
+   * `--default-unreachable-toleration-seconds`; 300 each).
+   */
+  defaultNotReadyTolerationSeconds?: number;
+  defaultUnreachableTolerationSeconds?: number;
 }
+
+/** The default of both default toleration durations. */
+export const DEFAULT_TOLERATION_SECONDS = 300;
 
 /** The upstream feature gates these rules consult, with upstream's defaults. */
 export interface AdmissionFeatures {

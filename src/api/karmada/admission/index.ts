@@ -111,6 +111,10 @@ export function karmadaAdmission(deps: KarmadaAdmissionDeps): AdmissionPlugin[] 
   const features: AdmissionFeatures = { ...DEFAULT_FEATURES, ...deps.features };
   const ctx: MutationContext = { newUid: () => deps.newUid(), now: () => deps.now() };
   if (deps.policyFinalizers !== undefined) ctx.policyFinalizers = deps.policyFinalizers;
+  if (deps.defaultNotReadyTolerationSeconds !== undefined)
+    ctx.defaultNotReadyTolerationSeconds = deps.defaultNotReadyTolerationSeconds;
+  if (deps.defaultUnreachableTolerationSeconds !== undefined)
+    ctx.defaultUnreachableTolerationSeconds = deps.defaultUnreachableTolerationSeconds;
   const specs: PluginSpec[] = [
     {
       name: WEBHOOK.propagationPolicy,

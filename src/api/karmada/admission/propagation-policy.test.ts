@@ -552,3 +552,99 @@ describe("spec rules", () => {
     expect(validateClusterPropagationPolicy(policy)).toEqual([]);
   });
 });
+
+describe("default cluster tolerations (upstream v1.12's webhook)", () => {
+  const notReady = (seconds: number) => ({
+    key: "cluster.karmada.io/not-ready",
+    operator: "Exists",
+    effect: "NoExecute",
+    tolerationSeconds: seconds,
+  });
+  const unreachable = (seconds: number) => ({
+    key: "cluster.karmada.io/unreachable",
+    operator: "Exists",
+    effect: "NoExecute",
+    tolerationSeconds: seconds,
+  });
+  const tolerationsOf = (policy: StoredObject) =>
+    (policy.spec as { placement?: { clusterTolerations?: unknown[] } }).placement?.clusterTolerations;
+
+  const cases: Array<[string, Record<string, unknown>, unknown[]]> = [
+    ["a policy without placement gets both, 300 s", {}, [notReady(300), unreachable(300)]],
+    [
+      "appended after the policy's own",
+      { placement: { clusterTolerations: [{ key: "fail-test", operator: "Exists", effect: "NoExecute" }] } },
+      [{ key: "fail-test", operator: "Exists", effect: "NoExecute" }, notReady(300), unreachable(300)],
+    ],
+    [
+      "a toleration with the same key, operator and effect wins, its seconds kept",
+      { placement: { clusterTolerations: [notReady(2)] } },
+      [notReady(2), unreachable(300)],
+    ],
+    [
+      "a matching toleration without seconds is kept too (tolerated for good)",
+      {
+        placement: {
+          clusterTolerations: [
+            { key: "cluster.karmada.io/unreachable", operator: "Exists", effect: "NoExecute" },
+          ],
+        },
+      },
+      [{ key: "cluster.karmada.io/unreachable", operator: "Exists", effect: "NoExecute" }, notReady(300)],
+    ],
+    [
+      "another operator or effect is not the same toleration (MatchToleration)",
+      {
+        placement: {
+          clusterTolerations: [
+            { key: "cluster.karmada.io/not-ready", operator: "Exists", effect: "NoSchedule" },
+            { key: "cluster.karmada.io/unreachable", effect: "NoExecute" },
+          ],
+        },
+      },
+      [
+        { key: "cluster.karmada.io/not-ready", operator: "Exists", effect: "NoSchedule" },
+        { key: "cluster.karmada.io/unreachable", effect: "NoExecute" },
+        notReady(300),
+        unreachable(300),
+      ],
+    ],
+  ];
+  it.each(cases)("%s", (_name, spec, expected) => {
+    const policy = pp(spec);
+    mutatePropagationPolicy(policy, undefined, testContext());
+    expect(tolerationsOf(policy)).toEqual(expected);
+  });
+
+  it("takes the seconds from the admission configuration, for ClusterPropagationPolicies too", () => {
+    const policy = cpp({ placement: { clusterAffinity: { clusterNames: ["member1"] } } });
+    mutateClusterPropagationPolicy(policy, undefined, {
+      ...testContext(),
+      defaultNotReadyTolerationSeconds: 10,
+      defaultUnreachableTolerationSeconds: 20,
+    });
+    expect(policy.spec).toMatchObject({
+      placement: {
+        clusterAffinity: { clusterNames: ["member1"] },
+        clusterTolerations: [notReady(10), unreachable(20)],
+      },
+    });
+  });
+
+  it("is added on update as well, and only once", () => {
+    const policy = created(pp({}));
+    const update = structuredClone(policy);
+    delete (update.spec as { placement?: unknown }).placement;
+    mutatePropagationPolicy(update, policy, testContext());
+    mutatePropagationPolicy(update, policy, testContext());
+    expect(tolerationsOf(update)).toEqual([notReady(300), unreachable(300)]);
+  });
+
+  it("passes validation and the schema", () => {
+    const policy = created(pp({}));
+    expect(validateObject(policy, propagationPolicyCrd.spec.versions[0]!.schema!.openAPIV3Schema)).toEqual(
+      [],
+    );
+    expect(validatePropagationPolicy(policy)).toEqual([]);
+  });
+});

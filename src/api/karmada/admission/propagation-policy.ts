@@ -6,8 +6,8 @@
 import type { FieldError } from "../../../machinery/errors.ts";
 import type { StoredObject } from "../../meta.ts";
 import { child, index, invalid } from "../../validation/field.ts";
-import { type Obj, obj, objs, str, strs } from "../../validation/json.ts";
-import type { MutationContext } from "./context.ts";
+import { arr, ensureObj, type Obj, obj, objs, str, strs } from "../../validation/json.ts";
+import { DEFAULT_TOLERATION_SECONDS, type MutationContext } from "./context.ts";
 import { validateLabelName } from "./formats.ts";
 import { defaultSelectorNamespaces, validatePlacement, validateSelectorNamespaces } from "./placement.ts";
 
@@ -15,6 +15,8 @@ export const PROPAGATION_POLICY_PERMANENT_ID = "propagationpolicy.karmada.io/per
 export const CLUSTER_PROPAGATION_POLICY_PERMANENT_ID = "clusterpropagationpolicy.karmada.io/permanent-id";
 export const PROPAGATION_POLICY_FINALIZER = "karmada.io/propagation-policy-controller";
 export const CLUSTER_PROPAGATION_POLICY_FINALIZER = "karmada.io/cluster-propagation-policy-controller";
+const TAINT_NOT_READY = "cluster.karmada.io/not-ready";
+const TAINT_UNREACHABLE = "cluster.karmada.io/unreachable";
 
 /** What the grace period of a Gracefully purged application failover defaults to. */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 600;
@@ -54,6 +56,41 @@ function selectsServiceImport(selectors: unknown): boolean {
   );
 }
 
+/** Upstream's Toleration.MatchToleration: same key, operator, value and effect (seconds aside). */
+function sameToleration(a: Obj, b: Obj): boolean {
+  return (["key", "operator", "value", "effect"] as const).every(
+    (f) => (str(a[f]) ?? "") === (str(b[f]) ?? ""),
+  );
+}
+
+/**
+ * Upstream v1.12's AddTolerations: NoExecute tolerations of the not-ready and unreachable
+ * cluster taints for the configured seconds, unless the policy has such a toleration already
+ * (its own seconds, or none, win). They decide how long a workload stays on a failed cluster
+ * before the taint manager moves it (gate Failover). Upstream dropped them in v1.15, together
+ * with the automatic NoExecute taints.
+ */
+function defaultClusterTolerations(spec: Obj, ctx: MutationContext): void {
+  const existing = arr(obj(spec.placement)?.clusterTolerations) ?? [];
+  const missing = (
+    [
+      [TAINT_NOT_READY, ctx.defaultNotReadyTolerationSeconds],
+      [TAINT_UNREACHABLE, ctx.defaultUnreachableTolerationSeconds],
+    ] as const
+  )
+    .map(
+      ([key, seconds]): Obj => ({
+        key,
+        operator: "Exists",
+        effect: "NoExecute",
+        tolerationSeconds: seconds ?? DEFAULT_TOLERATION_SECONDS,
+      }),
+    )
+    .filter((d) => !objs(existing).some((t) => sameToleration(t, d)));
+  if (missing.length === 0) return;
+  ensureObj(spec, "placement").clusterTolerations = [...existing, ...missing];
+}
+
 /** Divided replicas without a preference are split by weight. */
 function defaultDivisionPreference(placement: Obj): void {
   const rs = obj(placement.replicaScheduling);
@@ -75,6 +112,7 @@ function mutatePolicy(
     defaultSpreadConstraints(placement);
     defaultDivisionPreference(placement);
   }
+  defaultClusterTolerations(spec, ctx);
   if (selectsServiceImport(spec.resourceSelectors)) spec.propagateDeps = true;
   const application = obj(obj(spec.failover)?.application);
   if (application?.purgeMode === "Gracefully" && application.gracePeriodSeconds == null) {

@@ -1,0 +1,318 @@
+/**
+ * The taint manager (upstream's NoExecute taint manager, run by the `cluster` controller with
+ * gate `Failover` and `--enable-taint-manager`): moves workloads off clusters with NoExecute
+ * taints their placement does not tolerate (any longer).
+ *
+ * Per (cluster, binding) pair, with the tolerations of the binding's applied placement (what it
+ * was scheduled with), as upstream's `needEviction` decides (pkg/controllers/cluster/
+ * taint_manager.go, pkg/util/helper/taint.go): no applied placement, or a NoExecute taint that
+ * no toleration tolerates → evict now; all tolerated → the earliest `timeAdded +
+ * tolerationSeconds` over the tolerations used → evict when it has passed, else look again
+ * then; no toleration with seconds → tolerated for good.
+ *
+ * Eviction (upstream's `GracefulEvictCluster`): the cluster leaves `spec.clusters`, and a
+ * `gracefulEvictionTasks` entry {fromCluster, purgeMode, replicas, reason TaintUntolerated,
+ * producer TaintManager} is appended unless one for that cluster exists. The purge mode is
+ * `spec.failover.cluster.purgeMode` (old names accepted), else `Gracefully` (`Directly` with
+ * the GracefulEviction gate off, as v1.12). The scheduler then places the workload elsewhere;
+ * the graceful eviction controller drops the task later.
+ *
+ * Evictions are paced by `--resource-eviction-rate` (per second, over all bindings; 0 means
+ * one per 30 minutes, as upstream).
+ *
+ * Beyond upstream:
+ * - Only workloads are evicted (the binding has replicas, per-replica requirements or
+ *   components, as the interpreter found them). Upstream evicts every binding on the cluster,
+ *   ConfigMaps and Secrets included: the scheduler moves them too, and once the graceful
+ *   eviction task ends, the Work on the old cluster is deleted, so a cluster that comes back
+ *   loses its configuration objects (and a Duplicated one gets them back only when it is
+ *   rescheduled there). Non-workloads have nothing to fail over: they stay where they are.
+ * - Reactive instead of polling: a cluster's taints and a binding's placement trigger the check
+ *   (upstream lists the cluster's bindings every 10 s while it has NoExecute taints).
+ * - Shadow mode (`--failover-shadow-mode`): the decisions are recorded as `EvictionShadowed`
+ *   events on the binding, and nothing is evicted.
+ */
+import { isObject, type StoredObject } from "../api/meta.ts";
+import { RESOURCES } from "../client/client.ts";
+import { ANNOTATION } from "../karmada/names.ts";
+import { KARMADA } from "../karmada/resources.ts";
+import type { BindingSpec, GracefulEvictionTask, Placement, Taint, Toleration } from "../karmada/types.ts";
+import { isConflict } from "../machinery/errors.ts";
+import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { isWorkload } from "../scheduler/core/binding.ts";
+import { taintToString, tolerates } from "../scheduler/core/tolerations.ts";
+import type { ControllerContext } from "./context.ts";
+import { purgeModeOf, templateRef } from "./graceful-eviction.ts";
+
+/** Upstream's controller name: the source of its events. */
+export const TAINT_MANAGER = "taint-manager";
+export const EVICTION_REASON_TAINT_UNTOLERATED = "TaintUntolerated";
+export const EVICTION_PRODUCER_TAINT_MANAGER = "TaintManager";
+/** Upstream's delay between evictions when `--resource-eviction-rate` is 0. */
+const MAX_EVICTION_DELAY_MS = 1_800_000;
+
+export type EvictionDecision =
+  /** Evict now; `why` says which rule. */
+  | { evict: true; why: string }
+  /** Tolerated for now: look again after this long. */
+  | { evict: false; recheckAfterMs: number }
+  /** Nothing to do: no NoExecute taint, or all tolerated for good. */
+  | { evict: false; recheckAfterMs?: undefined };
+
+export function noExecuteTaints(taints: readonly Taint[] | undefined): Taint[] {
+  return (taints ?? []).filter((t) => t.effect === "NoExecute");
+}
+
+/**
+ * Whether a binding must leave a cluster with these taints, given the tolerations of its
+ * applied placement (undefined: it has none, or it does not parse).
+ */
+export function evictionDecision(
+  taints: readonly Taint[] | undefined,
+  tolerations: readonly Toleration[] | undefined,
+  now: number,
+): EvictionDecision {
+  const noExecute = noExecuteTaints(taints);
+  if (noExecute.length === 0) return { evict: false };
+  if (tolerations === undefined) return { evict: true, why: "the binding has no applied placement" };
+  // Upstream's GetMatchingTolerations: the first toleration of each taint, or not all tolerated.
+  const used: Toleration[] = [];
+  for (const taint of noExecute) {
+    const toleration = tolerations.find((t) => tolerates(t, taint));
+    if (!toleration) return { evict: true, why: `taint ${taintToString(taint)} is not tolerated` };
+    used.push(toleration);
+  }
+  // Upstream's GetMinTolerationTime: every used toleration with seconds, against every taint it tolerates.
+  let earliest: { at: number; taint: Taint } | undefined;
+  for (const toleration of used) {
+    if (toleration.tolerationSeconds == null) continue;
+    for (const taint of noExecute) {
+      const added = taint.timeAdded ? Date.parse(taint.timeAdded) : Number.NaN;
+      if (!Number.isFinite(added) || !tolerates(toleration, taint)) continue;
+      const at = added + toleration.tolerationSeconds * 1000;
+      if (!earliest || at < earliest.at) earliest = { at, taint };
+    }
+  }
+  if (!earliest) return { evict: false };
+  if (earliest.at <= now) {
+    return { evict: true, why: `the toleration of taint ${taintToString(earliest.taint)} has run out` };
+  }
+  return { evict: false, recheckAfterMs: earliest.at - now };
+}
+
+/** The tolerations of the applied-placement annotation; undefined when it is missing or does not parse. */
+export function appliedTolerations(
+  annotations: Record<string, string> | undefined,
+): Toleration[] | undefined {
+  const raw = annotations?.[ANNOTATION.appliedPlacement];
+  if (!raw) return undefined;
+  try {
+    const placement = JSON.parse(raw) as Placement | null;
+    if (!isObject(placement)) return undefined;
+    return Array.isArray(placement.clusterTolerations) ? placement.clusterTolerations : [];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The purge mode of a taint eviction: the binding's cluster failover behaviour, else the default. */
+export function clusterPurgeMode(failover: unknown, gracefulEviction: boolean): "Directly" | "Gracefully" {
+  const cluster = isObject(failover) ? failover.cluster : undefined;
+  if (isObject(cluster)) return purgeModeOf(cluster.purgeMode) === "Directly" ? "Directly" : "Gracefully";
+  return gracefulEviction ? "Gracefully" : "Directly";
+}
+
+/**
+ * `GracefulEvictCluster`: the spec without the cluster in `clusters`, plus an eviction task for
+ * it unless one exists. Undefined when the cluster is not a target.
+ */
+export function evictCluster(
+  spec: BindingSpec,
+  cluster: string,
+  task: Pick<GracefulEvictionTask, "purgeMode" | "reason" | "producer">,
+): Pick<BindingSpec, "clusters" | "gracefulEvictionTasks"> | undefined {
+  const clusters = spec.clusters ?? [];
+  const target = clusters.find((c) => c.name === cluster);
+  if (!target) return undefined;
+  const tasks = spec.gracefulEvictionTasks ?? [];
+  const replicas = target.replicas ?? 0;
+  return {
+    clusters: clusters.filter((c) => c !== target),
+    gracefulEvictionTasks: tasks.some((t) => t.fromCluster === cluster)
+      ? tasks
+      : [
+          ...tasks,
+          {
+            fromCluster: cluster,
+            ...(task.purgeMode ? { purgeMode: task.purgeMode } : {}),
+            ...(replicas > 0 ? { replicas } : {}),
+            reason: task.reason,
+            producer: task.producer,
+          },
+        ],
+  };
+}
+
+/**
+ * Paces evictions at `ratePerSecond` (burst 1): `take` answers 0 and uses the turn, or how long
+ * until the next one is free.
+ */
+export function evictionPacer(ratePerSecond: number): { take(now: number): number } {
+  const intervalMs = ratePerSecond > 0 ? 1000 / ratePerSecond : MAX_EVICTION_DELAY_MS;
+  let nextFree = Number.NEGATIVE_INFINITY;
+  return {
+    take(now) {
+      if (now < nextFree) return Math.ceil(nextFree - now);
+      nextFree = now + intervalMs;
+      return 0;
+    },
+  };
+}
+
+type Binding = StoredObject & { spec: BindingSpec };
+
+function targetsOf(obj: StoredObject): string[] {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const clusters = Array.isArray(spec.clusters) ? spec.clusters : [];
+  return clusters.flatMap((c) => (isObject(c) && typeof c.name === "string" ? [c.name] : []));
+}
+
+function taintsOf(cluster: StoredObject | undefined): Taint[] {
+  const spec = isObject(cluster?.spec) ? cluster.spec : {};
+  return Array.isArray(spec.taints) ? (spec.taints as Taint[]) : [];
+}
+
+const objectKey = (obj: StoredObject): string =>
+  obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name!;
+
+/** Keys are `rb|<cluster>|<namespace>/<name>` and `crb|<cluster>|<name>`. */
+function parseKey(key: string): { kind: "rb" | "crb"; cluster: string; binding: string } | undefined {
+  const [kind, cluster, binding] = key.split("|");
+  if ((kind !== "rb" && kind !== "crb") || !cluster || !binding) return undefined;
+  return { kind, cluster, binding };
+}
+
+export function taintManagerController(ctx: ControllerContext): Controller {
+  // The same index as the cluster controller's (the name shares it): bindings by target cluster.
+  const byCluster = { byCluster: targetsOf };
+  const rbs = ctx.informers.informer(KARMADA.resourceBindings, { indexers: byCluster });
+  const crbs = ctx.informers.informer(KARMADA.clusterResourceBindings, { indexers: byCluster });
+  const clusters = ctx.informers.informer(RESOURCES.clusters);
+  const events = ctx.recorder(TAINT_MANAGER);
+  const pacer = evictionPacer(ctx.options.resourceEvictionRate);
+  const shadow = ctx.options.failoverShadowMode;
+  /** Shadow mode: the pairs whose would-be eviction is recorded already (one event each). */
+  const shadowed = new Set<string>();
+  const log = ctx.log.child({ controller: TAINT_MANAGER });
+
+  const tainted = (name: string): boolean =>
+    noExecuteTaints(taintsOf(clusters.get(undefined, name))).length > 0;
+
+  async function evict(key: string, kind: "rb" | "crb", binding: Binding, cluster: string): Promise<void> {
+    const next = evictCluster(binding.spec, cluster, {
+      purgeMode: clusterPurgeMode(binding.spec.failover, ctx.options.features.enabled("GracefulEviction")),
+      reason: EVICTION_REASON_TAINT_UNTOLERATED,
+      producer: EVICTION_PRODUCER_TAINT_MANAGER,
+    });
+    if (!next) return;
+    const ref = kind === "crb" ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+    try {
+      // Optimistic lock: a binding changed meanwhile (rescheduled, say) is decided again.
+      await ctx.client.patch(ref, binding.metadata.namespace, binding.metadata.name!, "merge", {
+        metadata: { resourceVersion: binding.metadata.resourceVersion },
+        spec: {
+          clusters: next.clusters && next.clusters.length > 0 ? next.clusters : null,
+          gracefulEvictionTasks: next.gracefulEvictionTasks,
+        },
+      });
+    } catch (err) {
+      if (!isConflict(err)) {
+        const message = `Evict from cluster ${cluster} failed.`;
+        events.event(binding, "Warning", "EvictWorkloadFromClusterFailed", message);
+        events.event(templateRef(binding), "Warning", "EvictWorkloadFromClusterFailed", message);
+      }
+      throw err;
+    }
+    log.info("evicted the binding from a tainted cluster", { key, cluster });
+    // Upstream records only failures here; the success shows when the task is done. We say it
+    // at once too, so that `kubectl describe` shows when the workload started to move.
+    const message = `Evict from cluster ${cluster} succeed.`;
+    events.event(binding, "Normal", "EvictWorkloadFromClusterSucceed", message);
+    events.event(templateRef(binding), "Normal", "EvictWorkloadFromClusterSucceed", message);
+  }
+
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const parsed = parseKey(key);
+    if (!parsed) return undefined;
+    const { kind, cluster } = parsed;
+    const binding = (kind === "crb" ? crbs : rbs).getByKey(parsed.binding) as Binding | undefined;
+    const relevant =
+      binding !== undefined &&
+      !binding.metadata.deletionTimestamp &&
+      targetsOf(binding).includes(cluster) &&
+      isWorkload(binding.spec);
+    const decision: EvictionDecision = relevant
+      ? evictionDecision(
+          taintsOf(clusters.get(undefined, cluster)),
+          appliedTolerations(binding.metadata.annotations),
+          ctx.now(),
+        )
+      : { evict: false };
+    if (!decision.evict) {
+      shadowed.delete(key);
+      return decision.recheckAfterMs !== undefined ? { requeueAfterMs: decision.recheckAfterMs } : undefined;
+    }
+    const target = binding!;
+    if (shadow) {
+      if (shadowed.has(key)) return undefined;
+      shadowed.add(key);
+      log.info("shadow mode: would evict the binding from a tainted cluster", { key, cluster });
+      events.event(
+        target,
+        "Normal",
+        "EvictionShadowed",
+        `Would evict from cluster ${cluster} (failover shadow mode): ${decision.why}.`,
+      );
+      return undefined;
+    }
+    const wait = pacer.take(ctx.now());
+    if (wait > 0) return { requeueAfterMs: wait };
+    await evict(key, kind, target, cluster);
+    return undefined;
+  }
+
+  const pairs = (kind: "rb" | "crb") => (binding: StoredObject) =>
+    targetsOf(binding)
+      .filter(tainted)
+      .map((cluster) => `${kind}|${cluster}|${objectKey(binding)}`);
+  const bindingsOn = (cluster: StoredObject): string[] => {
+    const name = cluster.metadata.name!;
+    if (noExecuteTaints(taintsOf(cluster)).length === 0) return [];
+    return [
+      ...rbs.byIndex("byCluster", name).map((b) => `rb|${name}|${objectKey(b)}`),
+      ...crbs.byIndex("byCluster", name).map((b) => `crb|${name}|${objectKey(b)}`),
+    ];
+  };
+  // What the decision reads: targets (generation), the applied placement, deletion.
+  const bindingChanged = (old: StoredObject, obj: StoredObject): boolean =>
+    old.metadata.generation !== obj.metadata.generation ||
+    old.metadata.annotations?.[ANNOTATION.appliedPlacement] !==
+      obj.metadata.annotations?.[ANNOTATION.appliedPlacement] ||
+    old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp;
+
+  return {
+    name: TAINT_MANAGER,
+    // Upstream's concurrency for the eviction workers.
+    workers: 3,
+    watches: [
+      {
+        informer: clusters,
+        updateFilter: (old, obj) => JSON.stringify(taintsOf(old)) !== JSON.stringify(taintsOf(obj)),
+        map: bindingsOn,
+      },
+      { informer: rbs, map: pairs("rb"), updateFilter: bindingChanged },
+      { informer: crbs, map: pairs("crb"), updateFilter: bindingChanged },
+    ],
+    reconcile: (_rctx, key) => reconcile(key),
+  };
+}
