@@ -16,6 +16,7 @@ import { silentLogger } from "../src/log.ts";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
 import { openStore } from "../src/storage/open.ts";
 import type { Store } from "../src/storage/store.ts";
+import { type FailoverConfig, failoverBench } from "./failover.ts";
 import { type FleetConfig, fleetBench } from "./fleet.ts";
 import { benchInterpreter } from "./interpreter.ts";
 import {
@@ -36,7 +37,8 @@ import type { WorksMemoryResult } from "./works-memory-child.ts";
 
 export interface BenchConfig
   extends Omit<FleetConfig, "concurrency">,
-    Omit<PropagationConfig, "concurrency"> {
+    Omit<PropagationConfig, "concurrency">,
+    FailoverConfig {
   backends: string[];
   storeInserts: number;
   apiCreates: number;
@@ -512,6 +514,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     }
     failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
     failures += await propagationBench(cfg, row);
+    failures += await failoverBench(cfg, row);
     try {
       await worksMemory(cfg, tmp);
     } catch (err) {

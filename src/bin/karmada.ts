@@ -168,6 +168,7 @@ interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags, FailoverC
   dataDir: string;
   port: number;
   members: number;
+  memberStages?: string;
   logLevel: Level;
 }
 
@@ -183,6 +184,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       port: flags.port,
       members: flags.members,
       memberCommand: [process.execPath, ...process.execArgv, process.argv[1]!],
+      ...(flags.memberStages ? { memberStages: resolve(flags.memberStages) } : {}),
       controllerOptions: {
         ...clusterStatusOptionsFrom(flags),
         ...failoverOptionsFrom(flags),
@@ -710,6 +712,10 @@ export function buildProgram(): Command {
     )
     .option("--port <n>", "control plane port (0: a free port)", port, 5443)
     .option("--members <n>", "simulated member clusters", count, 3)
+    .option(
+      "--member-stages <file.yaml>",
+      "custom-resource stages every member runs (see member-sim --stages), e.g. a FlinkDeployment getting a jobID",
+    )
     .option("--log-level <level>", "debug, info, warn or error", level, "warn");
   addFeatureGatesOption(addTolerationOptions(addFailoverOptions(addClusterStatusOptions(up)))).action(
     (flags: UpFlags) => runUpCommand(flags),

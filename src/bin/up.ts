@@ -41,6 +41,8 @@ export interface UpOptions {
   members: number;
   /** The command that starts a member simulator (`[node, bin/karmada]`). */
   memberCommand: string[];
+  /** A custom-resource stage file every member runs (`member-sim --stages`). */
+  memberStages?: string;
   controllerOptions?: Partial<ControllerOptions>;
   /** The default not-ready / unreachable toleration seconds of policy admission (300 each). */
   defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
@@ -62,6 +64,7 @@ function startMember(
   name: string,
   dir: string,
   index: number,
+  stages: string | undefined,
 ): Promise<{ url: string; process: ChildProcess }> {
   const args = [
     ...cmd.slice(1),
@@ -80,6 +83,7 @@ function startMember(
     "karmada-ts",
     // Our stdin is a pipe from `up`: when `up` dies, however it dies, the member stops too.
     "--stop-with-stdin",
+    ...(stages ? ["--stages", stages] : []),
   ];
   const log = openSync(join(dir, `${name}.log`), "a");
   const child = spawn(cmd[0]!, args, { stdio: ["pipe", "pipe", log] });
@@ -179,7 +183,10 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     const started: RunningUp["members"] = [];
     const results = await Promise.allSettled(
       names.map((name, i) =>
-        startMember(opts.memberCommand, name, memberDir, i + 1).then((m) => ({ name, ...m })),
+        startMember(opts.memberCommand, name, memberDir, i + 1, opts.memberStages).then((m) => ({
+          name,
+          ...m,
+        })),
       ),
     );
     for (const r of results) {

@@ -5,10 +5,12 @@
  * upstream's names, labels and annotations. Works of clusters no longer targeted are deleted;
  * a binding being deleted first loses all its Works, then its finalizer.
  */
+
 import { randomUUID } from "node:crypto";
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import type { Interpreter } from "../interpreter/index.ts";
+import { labelsToInject, purgesDirectly } from "../karmada/failover.ts";
 import {
   ANNOTATION,
   clusterOfExecutionSpace,
@@ -35,6 +37,9 @@ type Binding = StoredObject & { spec: BindingSpec };
 type OverridePolicy = { metadata: { name: string; namespace?: string }; spec: OverrideSpec };
 
 /** The permanent id of the binding a Work (or member object) belongs to. */
+/** How often a binding waiting for a directly purged copy to go looks again (upstream: 5 s). */
+const DIRECT_PURGE_RECHECK_MS = 500;
+
 export function bindingIdOf(obj: StoredObject): string | undefined {
   return obj.metadata.labels?.[LABEL.rbPermanentId] ?? obj.metadata.labels?.[LABEL.crbPermanentId];
 }
@@ -95,9 +100,7 @@ export function expectedClusters(spec: BindingSpec): Set<string> {
   const out = new Set<string>();
   for (const c of spec.clusters ?? []) out.add(c.name);
   for (const r of spec.requiredBy ?? []) for (const c of r.clusters ?? []) out.add(c.name);
-  for (const t of spec.gracefulEvictionTasks ?? []) {
-    if (t.purgeMode !== "Directly" && t.purgeMode !== "Immediately") out.add(t.fromCluster);
-  }
+  for (const t of spec.gracefulEvictionTasks ?? []) if (!purgesDirectly(t)) out.add(t.fromCluster);
   return out;
 }
 
@@ -152,6 +155,7 @@ export function bindingController(
     replicas: number | undefined,
     workId: string,
     resolution: string,
+    injected: Record<string, string> | undefined,
   ): Promise<{ manifest: KubeObject; annotations: Record<string, string> }> {
     let obj: KubeObject = structuredClone(tmpl);
     const spec = binding.spec;
@@ -186,7 +190,8 @@ export function bindingController(
           [ANNOTATION.rbNamespace]: binding.metadata.namespace!,
           [ANNOTATION.rbName]: binding.metadata.name!,
         };
-    meta.labels = { ...meta.labels, [idLabel]: bindingId, [LABEL.managed]: "true" };
+    // Stateful failover's preserved state comes after the overrides, so it wins.
+    meta.labels = { ...meta.labels, ...injected, [idLabel]: bindingId, [LABEL.managed]: "true" };
     meta.annotations = {
       ...meta.annotations,
       ...(generation > 0 ? { [ANNOTATION.templateGeneration]: String(generation) } : {}),
@@ -207,6 +212,7 @@ export function bindingController(
     tmpl: StoredObject,
     cluster: string,
     replicas: number | undefined,
+    injected: Record<string, string> | undefined,
   ) {
     const spec = binding.spec;
     const ns = executionSpace(cluster);
@@ -214,7 +220,15 @@ export function bindingController(
     const existing = works.get(ns, wname);
     const workId = existing?.metadata.labels?.[LABEL.workPermanentId] ?? randomUUID();
     const resolution = conflictResolution(tmpl, spec);
-    const { manifest, annotations } = await manifestFor(binding, tmpl, cluster, replicas, workId, resolution);
+    const { manifest, annotations } = await manifestFor(
+      binding,
+      tmpl,
+      cluster,
+      replicas,
+      workId,
+      resolution,
+      injected,
+    );
     const suspended =
       spec.suspension?.dispatching === true ||
       (spec.suspension?.dispatchingOnClusters?.clusterNames ?? []).includes(cluster);
@@ -250,10 +264,19 @@ export function bindingController(
     }
 
     const expected = expectedClusters(binding.spec);
+    const purgedDirectly = new Set(
+      (binding.spec.gracefulEvictionTasks ?? []).filter(purgesDirectly).map((t) => t.fromCluster),
+    );
+    let awaitingPurge = false;
     for (const w of own) {
       const cluster = clusterOfExecutionSpace(w.metadata.namespace);
-      if (cluster && !expected.has(cluster)) await deleteWork(w);
+      if (!cluster || expected.has(cluster)) continue;
+      await deleteWork(w);
+      if (purgedDirectly.has(cluster)) awaitingPurge = true;
     }
+    // As upstream: a copy purged directly is gone before the new copies are written (a
+    // stateful workload never runs twice).
+    if (awaitingPurge) return { requeueAfterMs: DIRECT_PURGE_RECHECK_MS };
     const tmpl = await resourceTemplate(ctx, binding.spec.resource);
     if (!tmpl) return undefined;
 
@@ -262,9 +285,11 @@ export function bindingController(
     for (const r of binding.spec.requiredBy ?? [])
       for (const c of r.clusters ?? []) if (!targets.has(c.name)) targets.set(c.name, c.replicas);
     const failures: string[] = [];
+    const inject = ctx.options.features.enabled("StatefulFailoverInjection");
     for (const [cluster, replicas] of [...targets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       try {
-        await ensureWork(binding, tmpl, cluster, replicas);
+        const injected = inject ? labelsToInject(binding.spec, cluster, targets.size) : undefined;
+        await ensureWork(binding, tmpl, cluster, replicas, injected);
       } catch (err) {
         failures.push(`cluster(${cluster}): ${(err as Error).message}`);
       }

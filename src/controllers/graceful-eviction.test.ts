@@ -6,13 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { rfc3339 } from "../api/meta.ts";
+import { purgeModeOf } from "../karmada/failover.ts";
 import type { AggregatedStatusItem, GracefulEvictionTask, TargetCluster } from "../karmada/types.ts";
-import {
-  assessEvictionTasks,
-  purgeModeOf,
-  type TaskAssessment,
-  type TaskAssessmentInput,
-} from "./graceful-eviction.ts";
+import { assessEvictionTasks, type TaskAssessment, type TaskAssessmentInput } from "./graceful-eviction.ts";
 
 const T0 = Date.UTC(2024, 0, 2, 3, 0, 0);
 const NOW = T0 + 60_000;

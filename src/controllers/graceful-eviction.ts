@@ -23,6 +23,7 @@
  */
 import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { purgeModeOf } from "../karmada/failover.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type {
   AggregatedStatusItem,
@@ -37,16 +38,6 @@ import type { ControllerContext } from "./context.ts";
 /** Upstream's controller names: the sources of their events. */
 export const RB_GRACEFUL_EVICTION_CONTROLLER = "resource-binding-graceful-eviction-controller";
 export const CRB_GRACEFUL_EVICTION_CONTROLLER = "cluster-resource-binding-graceful-eviction-controller";
-
-/**
- * A purge mode in today's names: `Graciously` and `Immediately` (v1.12, deprecated in v1.15)
- * mean `Gracefully` and `Directly`; anything else is returned as it is.
- */
-export function purgeModeOf(mode: unknown): string | undefined {
-  if (mode === "Graciously") return "Gracefully";
-  if (mode === "Immediately") return "Directly";
-  return typeof mode === "string" && mode !== "" ? mode : undefined;
-}
 
 /** Why a task was dropped. */
 export type DropReason =

@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import { type Controller, type RunningController, runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
 import { InformerFactory } from "../runtime/informer.ts";
+import { applicationFailoverController } from "./application-failover.ts";
 import { bindingController } from "./binding.ts";
 import { bindingStatusController } from "./binding-status.ts";
 import { clusterController } from "./cluster.ts";
@@ -47,6 +48,10 @@ export const controllers: ControllerRegistry = {
   // Not gated, as upstream's: the GracefulEviction gate only picks the taint manager's purge
   // mode, and `Directly` tasks made with it off still have to end.
   gracefulEviction: (ctx) => [gracefulEvictionController(ctx, false), gracefulEvictionController(ctx, true)],
+  applicationFailover: (ctx) => [
+    applicationFailoverController(ctx, false),
+    applicationFailoverController(ctx, true),
+  ],
   clusterStatus: (ctx) => [clusterStatusController(ctx)],
   binding: (ctx) => [
     bindingController(ctx, ctx.interpreter, false),

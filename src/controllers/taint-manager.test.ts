@@ -4,12 +4,12 @@
  * which purge mode it takes, and how evictions are paced.
  */
 import { describe, expect, it } from "vitest";
+import { evictCluster } from "../karmada/failover.ts";
 import type { BindingSpec, Taint, Toleration } from "../karmada/types.ts";
 import {
   appliedTolerations,
   clusterPurgeMode,
   type EvictionDecision,
-  evictCluster,
   evictionDecision,
   evictionPacer,
 } from "./taint-manager.ts";

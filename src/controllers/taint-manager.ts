@@ -34,6 +34,7 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { evictCluster, purgeModeOf } from "../karmada/failover.ts";
 import { ANNOTATION } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { BindingSpec, GracefulEvictionTask, Placement, Taint, Toleration } from "../karmada/types.ts";
@@ -42,7 +43,7 @@ import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
 import { taintToString, tolerates } from "../scheduler/core/tolerations.ts";
 import type { ControllerContext } from "./context.ts";
-import { purgeModeOf, templateRef } from "./graceful-eviction.ts";
+import { templateRef } from "./graceful-eviction.ts";
 
 /** Upstream's controller name: the source of its events. */
 export const TAINT_MANAGER = "taint-manager";
@@ -120,37 +121,6 @@ export function clusterPurgeMode(failover: unknown, gracefulEviction: boolean): 
   const cluster = isObject(failover) ? failover.cluster : undefined;
   if (isObject(cluster)) return purgeModeOf(cluster.purgeMode) === "Directly" ? "Directly" : "Gracefully";
   return gracefulEviction ? "Gracefully" : "Directly";
-}
-
-/**
- * `GracefulEvictCluster`: the spec without the cluster in `clusters`, plus an eviction task for
- * it unless one exists. Undefined when the cluster is not a target.
- */
-export function evictCluster(
-  spec: BindingSpec,
-  cluster: string,
-  task: Pick<GracefulEvictionTask, "purgeMode" | "reason" | "producer">,
-): Pick<BindingSpec, "clusters" | "gracefulEvictionTasks"> | undefined {
-  const clusters = spec.clusters ?? [];
-  const target = clusters.find((c) => c.name === cluster);
-  if (!target) return undefined;
-  const tasks = spec.gracefulEvictionTasks ?? [];
-  const replicas = target.replicas ?? 0;
-  return {
-    clusters: clusters.filter((c) => c !== target),
-    gracefulEvictionTasks: tasks.some((t) => t.fromCluster === cluster)
-      ? tasks
-      : [
-          ...tasks,
-          {
-            fromCluster: cluster,
-            ...(task.purgeMode ? { purgeMode: task.purgeMode } : {}),
-            ...(replicas > 0 ? { replicas } : {}),
-            reason: task.reason,
-            producer: task.producer,
-          },
-        ],
-  };
 }
 
 /**

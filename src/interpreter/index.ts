@@ -60,6 +60,12 @@ export class Interpreter {
     return this.#sources.find((s) => s.handles(operation, apiVersion, kind));
   }
 
+  /** Upstream's HookEnabled: some source, or the native interpreter, has a hook for the operation on the kind. */
+  async hookEnabled(operation: InterpreterOperation, apiVersion: string, kind: string): Promise<boolean> {
+    if (await this.sourceFor(operation, { apiVersion, kind, metadata: {} })) return true;
+    return this.#native.handles?.(operation, apiVersion, kind) ?? false;
+  }
+
   async getReplicas(
     obj: KubeObject,
   ): Promise<{ replicas: number; requirements?: ReplicaRequirements } | undefined> {

@@ -37,6 +37,8 @@ export interface ResourceInterpreter {
   aggregateStatus(template: KubeObject, items: readonly AggregatedStatusItem[]): KubeObject | undefined;
   /** InterpretDependency. */
   getDependencies(obj: KubeObject): DependentObjectReference[] | undefined;
+  /** Whether there is a hook for the operation on the kind (upstream's HookEnabled); absent: unknown, taken as no. */
+  handles?(operation: InterpreterOperation, apiVersion: string, kind: string): boolean;
 }
 
 /** Upstream's InterpreterOperation names (config/v1alpha1). */

@@ -27,7 +27,11 @@ export interface TestFleet {
 export async function startTestFleet(
   name: string,
   members: number,
-  opts: { features?: FeatureGates; controllerOptions?: Partial<ControllerOptions> } = {},
+  opts: {
+    features?: FeatureGates;
+    controllerOptions?: Partial<ControllerOptions>;
+    memberStages?: string;
+  } = {},
 ): Promise<TestFleet> {
   const dir = await mkdtemp(join(tmpdir(), `karmada-ts-${name}-`));
   try {
@@ -37,6 +41,7 @@ export async function startTestFleet(
         port: 0,
         members,
         memberCommand: [process.execPath, BIN],
+        ...(opts.memberStages ? { memberStages: opts.memberStages } : {}),
         controllerOptions: {
           clusterStatusUpdateFrequencyMs: 300,
           clusterSuccessThresholdMs: 300,

@@ -110,7 +110,8 @@ export function applicationFailoverBehavior(): Schema {
   return s.object(
     {
       decisionConditions: decisionConditions(),
-      purgeMode: s.enum(["Directly", "Gracefully", "Never"], {
+      // v1.12's names (Immediately, Graciously) are still accepted, stored as given.
+      purgeMode: s.enum(["Directly", "Gracefully", "Never", "Immediately", "Graciously"], {
         default: "Gracefully",
         description: "How the copy on the failed cluster is removed.",
       }),
@@ -124,7 +125,7 @@ export function applicationFailoverBehavior(): Schema {
 /** ClusterFailoverBehavior */
 export function clusterFailoverBehavior(): Schema {
   return s.object({
-    purgeMode: s.enum(["Directly", "Gracefully"], {
+    purgeMode: s.enum(["Directly", "Gracefully", "Immediately", "Graciously"], {
       default: "Gracefully",
       description: "How the copy on the failed cluster is removed.",
     }),

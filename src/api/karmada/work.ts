@@ -250,7 +250,7 @@ export function gracefulEvictionTask(): Schema {
   return s.object(
     {
       fromCluster: s.string(),
-      purgeMode: s.enum(["Directly", "Gracefully", "Never"]),
+      purgeMode: s.enum(["Directly", "Gracefully", "Never", "Immediately", "Graciously"]),
       replicas: s.int32(),
       reason: s.string({ maxLength: 32, minLength: 1, pattern: REASON_PATTERN }),
       message: s.string({ maxLength: 1024 }),

@@ -7,7 +7,7 @@
  * or a Job's observed selector labels are not strings; ReflectStatus when a workload's
  * `resourcetemplate.karmada.io/generation` annotation is missing or not an integer.
  */
-import type { Health, ResourceInterpreter } from "../types.ts";
+import type { Health, InterpreterOperation, ResourceInterpreter } from "../types.ts";
 import { AGGREGATORS } from "./aggregate-status.ts";
 import { DEPENDENCY_READERS } from "./dependencies.ts";
 import { HEALTH_RULES } from "./health.ts";
@@ -43,6 +43,21 @@ export function createNativeInterpreter(options: NativeInterpreterOptions = {}):
     },
     aggregateStatus: (template, items) => AGGREGATORS[gvkOf(template)]?.(template, items, { now }),
     getDependencies: (obj) => DEPENDENCY_READERS[gvkOf(obj)]?.(obj),
+    handles: (operation, apiVersion, kind) => {
+      const gvk = gvkOf({ apiVersion, kind });
+      const tables: Partial<Record<InterpreterOperation, Record<string, unknown>>> = {
+        InterpretReplica: REPLICA_READERS,
+        ReviseReplica: REPLICA_REVISERS,
+        Retain: RETAINERS,
+        InterpretHealth: HEALTH_RULES,
+        AggregateStatus: AGGREGATORS,
+        InterpretDependency: DEPENDENCY_READERS,
+      };
+      const table = tables[operation];
+      // Status is reflected for every kind (the whole `.status` when nothing specialised).
+      if (operation === "InterpretStatus") return true;
+      return table !== undefined && table[gvk] !== undefined;
+    },
   };
 }
 

@@ -208,6 +208,11 @@ describe("mutation", () => {
         },
       },
     ],
+    [
+      "v1.12's Graciously is Gracefully: 600 seconds, the name kept as given",
+      { propagateDeps: true, failover: { application: { decisionConditions: {}, purgeMode: "Graciously" } } },
+      { failover: { application: { purgeMode: "Graciously", gracePeriodSeconds: 600 } } },
+    ],
   ];
   it.each(effects)("%s", (_name, spec, expected) => {
     const policy = pp(spec);
@@ -444,6 +449,22 @@ describe("spec rules", () => {
           application: {
             decisionConditions: { tolerationSeconds: 1 },
             purgeMode: "Directly",
+            gracePeriodSeconds: 10,
+          },
+        },
+      },
+      [
+        "spec.failover.application.gracePeriodSeconds: Invalid value: 10: only takes effect when purgeMode is gracefully",
+      ],
+    ],
+    [
+      "grace period with v1.12's Immediately",
+      {
+        propagateDeps: true,
+        failover: {
+          application: {
+            decisionConditions: { tolerationSeconds: 1 },
+            purgeMode: "Immediately",
             gracePeriodSeconds: 10,
           },
         },

@@ -3,6 +3,7 @@
  * identity it stamps on create, and the spec rules it enforces.
  */
 
+import { purgeModeOf } from "../../../karmada/failover.ts";
 import type { FieldError } from "../../../machinery/errors.ts";
 import type { StoredObject } from "../../meta.ts";
 import { child, index, invalid } from "../../validation/field.ts";
@@ -115,7 +116,11 @@ function mutatePolicy(
   defaultClusterTolerations(spec, ctx);
   if (selectsServiceImport(spec.resourceSelectors)) spec.propagateDeps = true;
   const application = obj(obj(spec.failover)?.application);
-  if (application?.purgeMode === "Gracefully" && application.gracePeriodSeconds == null) {
+  if (
+    application &&
+    purgeModeOf(application.purgeMode) === "Gracefully" &&
+    application.gracePeriodSeconds == null
+  ) {
     application.gracePeriodSeconds = DEFAULT_GRACE_PERIOD_SECONDS;
   }
   if (old === undefined) {
@@ -193,7 +198,7 @@ function validateApplicationFailover(app: Obj, path: string): FieldError[] {
   }
   const grace = app.gracePeriodSeconds;
   const gracePath = child(path, "gracePeriodSeconds");
-  const gracefully = app.purgeMode === "Gracefully";
+  const gracefully = purgeModeOf(app.purgeMode) === "Gracefully";
   if (!gracefully && grace != null)
     errs.push(invalid(gracePath, grace, "only takes effect when purgeMode is gracefully"));
   if (gracefully && grace == null)

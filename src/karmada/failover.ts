@@ -1,0 +1,78 @@
+/**
+ * What failover's producers share (the taint manager, application failover) and what reads
+ * their tasks (graceful eviction, the binding controller, policy admission): purge mode names
+ * old and new, and moving a cluster from a binding's targets into an eviction task.
+ */
+import type { BindingSpec, GracefulEvictionTask } from "./types.ts";
+
+/**
+ * A purge mode in today's names: `Graciously` and `Immediately` (v1.12, deprecated in v1.15)
+ * mean `Gracefully` and `Directly`; anything else is returned as it is.
+ */
+export function purgeModeOf(mode: unknown): string | undefined {
+  if (mode === "Graciously") return "Gracefully";
+  if (mode === "Immediately") return "Directly";
+  return typeof mode === "string" && mode !== "" ? mode : undefined;
+}
+
+/**
+ * `GracefulEvictCluster`: the spec without the cluster in `clusters`, plus an eviction task for
+ * it unless one exists. Undefined when the cluster is not a target.
+ */
+export function evictCluster(
+  spec: BindingSpec,
+  cluster: string,
+  task: Omit<GracefulEvictionTask, "fromCluster" | "replicas" | "creationTimestamp">,
+): Pick<BindingSpec, "clusters" | "gracefulEvictionTasks"> | undefined {
+  const clusters = spec.clusters ?? [];
+  const target = clusters.find((c) => c.name === cluster);
+  if (!target) return undefined;
+  const tasks = spec.gracefulEvictionTasks ?? [];
+  const replicas = target.replicas ?? 0;
+  return {
+    clusters: clusters.filter((c) => c !== target),
+    gracefulEvictionTasks: tasks.some((t) => t.fromCluster === cluster)
+      ? tasks
+      : [
+          ...tasks,
+          {
+            fromCluster: cluster,
+            ...(task.purgeMode ? { purgeMode: task.purgeMode } : {}),
+            ...(replicas > 0 ? { replicas } : {}),
+            reason: task.reason,
+            ...(task.message ? { message: task.message } : {}),
+            producer: task.producer,
+            ...(task.gracePeriodSeconds != null ? { gracePeriodSeconds: task.gracePeriodSeconds } : {}),
+            ...(task.suppressDeletion != null ? { suppressDeletion: task.suppressDeletion } : {}),
+            ...(task.preservedLabelState ? { preservedLabelState: task.preservedLabelState } : {}),
+            ...(task.clustersBeforeFailover ? { clustersBeforeFailover: task.clustersBeforeFailover } : {}),
+          },
+        ],
+  };
+}
+
+/** Whether the task deletes the old copy before the new one is made (`Directly`, v1.12's `Immediately`). */
+export function purgesDirectly(task: GracefulEvictionTask): boolean {
+  return purgeModeOf(task.purgeMode) === "Directly";
+}
+
+/**
+ * The labels stateful failover injects into the copy for `cluster` (gate
+ * StatefulFailoverInjection), under upstream's conditions: the workload has exactly one target
+ * (`targets`, with the clusters of bindings that require it); only the last eviction task
+ * counts (with consecutive failovers A→B→C, the state preserved at the last one); that task
+ * purged directly; and the cluster was not a target before that failover. Undefined: nothing
+ * to inject.
+ */
+export function labelsToInject(
+  spec: BindingSpec,
+  cluster: string,
+  targets: number,
+): Record<string, string> | undefined {
+  if (targets !== 1) return undefined;
+  const last = spec.gracefulEvictionTasks?.at(-1);
+  if (!last || !purgesDirectly(last)) return undefined;
+  if (last.clustersBeforeFailover?.includes(cluster)) return undefined;
+  const state = last.preservedLabelState;
+  return state && Object.keys(state).length > 0 ? state : undefined;
+}
