@@ -9,7 +9,8 @@
  * - Cluster failover: a Deployment pinned to member1 or member2 (Push) tolerating the failure
  *   taints for 1 s; the fault is `unreachable` (connections reset). Configured waits: the
  *   cluster failure threshold (NotReady), `--failover-eviction-timeout` (NoExecute taint) and
- *   the toleration.
+ *   the toleration. The failure threshold counts from the last successful health probe, which
+ *   may be up to one status period (300 ms) before the fault, so a trial can come out below 0.
  *
  * Each trial uses its own Deployment; the fault is lifted and the fleet settles before the next.
  */
@@ -25,6 +26,7 @@ import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
 import { KARMADA } from "../src/karmada/resources.ts";
 import { createLogger, silentLogger } from "../src/log.ts";
 import { sendFault } from "../src/member-sim/fault-client.ts";
+import { UP_FEATURE_GATES } from "../src/runtime/features.ts";
 
 export interface FailoverConfig {
   /** Trials per kind of failover; 0 skips. */
@@ -126,6 +128,8 @@ export async function failoverBench(cfg: FailoverConfig, row: Row): Promise<numb
         failoverEvictionTimeoutMs: EVICTION_TIMEOUT_MS,
         // One eviction at a time is all a trial makes; the pace must not be what is measured.
         resourceEvictionRate: 100,
+        // What `karmada up` turns on (Failover among them).
+        features: UP_FEATURE_GATES,
       },
       log: process.env.BENCH_DEBUG
         ? createLogger({ level: "info", sink: createWriteStream(process.env.BENCH_DEBUG), fields: {} })
