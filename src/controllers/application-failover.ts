@@ -25,15 +25,15 @@
  * is recorded as an event at once, as our taint manager does.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
-import { evictCluster, purgeModeOf } from "../karmada/failover.ts";
+import { evictCluster, evictionPatch, purgeModeOf } from "../karmada/failover.ts";
 import { KARMADA } from "../karmada/resources.ts";
+import { templateRef } from "../karmada/template-ref.ts";
 import type { AggregatedStatusItem, BindingSpec, GracefulEvictionTask } from "../karmada/types.ts";
 import { isConflict } from "../machinery/errors.ts";
 import { parseJsonPath } from "../machinery/jsonpath.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { FeatureGates } from "../runtime/features.ts";
 import type { ControllerContext } from "./context.ts";
-import { templateRef } from "./graceful-eviction.ts";
 
 /** Upstream's controller names: the producers of their tasks and the sources of their events. */
 export const RB_APPLICATION_FAILOVER_CONTROLLER = "resource-binding-application-failover-controller";
@@ -213,14 +213,13 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
       if (next) spec = { ...spec, ...next };
     }
     try {
-      // Optimistic lock: a binding changed meanwhile is decided again from the newer copy.
-      await ctx.client.patch(ref, binding.metadata.namespace, binding.metadata.name!, "merge", {
-        metadata: { resourceVersion: binding.metadata.resourceVersion },
-        spec: {
-          clusters: spec.clusters && spec.clusters.length > 0 ? spec.clusters : null,
-          gracefulEvictionTasks: spec.gracefulEvictionTasks,
-        },
-      });
+      await ctx.client.patch(
+        ref,
+        binding.metadata.namespace,
+        binding.metadata.name!,
+        "merge",
+        evictionPatch(binding.metadata.resourceVersion, spec),
+      );
     } catch (err) {
       if (!isConflict(err)) for (const c of clusters) report(binding, c, err as Error);
       throw err;

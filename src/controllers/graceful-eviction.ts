@@ -25,6 +25,7 @@ import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/me
 import { RESOURCES } from "../client/client.ts";
 import { purgeModeOf } from "../karmada/failover.ts";
 import { KARMADA } from "../karmada/resources.ts";
+import { templateRef } from "../karmada/template-ref.ts";
 import type {
   AggregatedStatusItem,
   BindingSpec,
@@ -147,20 +148,6 @@ function tasksOf(obj: StoredObject): GracefulEvictionTask[] {
   return Array.isArray(spec.gracefulEvictionTasks)
     ? (spec.gracefulEvictionTasks as GracefulEvictionTask[])
     : [];
-}
-
-/** The template as events name it: the binding's reference is enough. */
-export function templateRef(binding: Binding): KubeObject {
-  const r = binding.spec.resource;
-  return {
-    apiVersion: r.apiVersion,
-    kind: r.kind,
-    metadata: {
-      name: r.name,
-      ...(r.namespace ? { namespace: r.namespace } : {}),
-      ...(r.uid ? { uid: r.uid } : {}),
-    },
-  };
 }
 
 const DROPPED_MESSAGE: Partial<Record<DropReason, string>> = {

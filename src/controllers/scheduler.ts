@@ -7,10 +7,12 @@
  * with capacity figures) is kept in the binding's annotation
  * `scheduler.karmada-ts.io/explanation` and summarised in the events.
  */
+
 import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { ANNOTATION, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
+import { templateRef } from "../karmada/template-ref.ts";
 import type { BindingSpec, ClusterObject, TargetCluster } from "../karmada/types.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
@@ -67,20 +69,6 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
   const bindings = ctx.informers.informer(ref);
   const clusters = ctx.informers.informer(RESOURCES.clusters);
 
-  /** The template as events name it: the binding's reference is enough, no read needed. */
-  function templateOf(binding: Binding): KubeObject {
-    const r = binding.spec.resource;
-    return {
-      apiVersion: r.apiVersion,
-      kind: r.kind,
-      metadata: {
-        name: r.name,
-        ...(r.namespace ? { namespace: r.namespace } : {}),
-        ...(r.uid ? { uid: r.uid } : {}),
-      },
-    };
-  }
-
   async function writeStatus(
     binding: Binding,
     condition: Omit<Condition, "lastTransitionTime">,
@@ -130,7 +118,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       }
       return undefined;
     }
-    const template = templateOf(binding);
+    const template = templateRef(binding);
     /** Upstream's event for each clusterAffinities term that did not fit before the next was tried. */
     const termFailed = (e: ScheduleExplanation): void => {
       for (const a of e.attempts) {

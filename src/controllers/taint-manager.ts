@@ -34,16 +34,16 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
-import { evictCluster, purgeModeOf } from "../karmada/failover.ts";
+import { evictCluster, evictionPatch, purgeModeOf } from "../karmada/failover.ts";
 import { ANNOTATION } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
+import { templateRef } from "../karmada/template-ref.ts";
 import type { BindingSpec, GracefulEvictionTask, Placement, Taint, Toleration } from "../karmada/types.ts";
 import { isConflict } from "../machinery/errors.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
 import { taintToString, tolerates } from "../scheduler/core/tolerations.ts";
 import type { ControllerContext } from "./context.ts";
-import { templateRef } from "./graceful-eviction.ts";
 
 /** Upstream's controller name: the source of its events. */
 export const TAINT_MANAGER = "taint-manager";
@@ -187,14 +187,13 @@ export function taintManagerController(ctx: ControllerContext): Controller {
     if (!next) return;
     const ref = kind === "crb" ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
     try {
-      // Optimistic lock: a binding changed meanwhile (rescheduled, say) is decided again.
-      await ctx.client.patch(ref, binding.metadata.namespace, binding.metadata.name!, "merge", {
-        metadata: { resourceVersion: binding.metadata.resourceVersion },
-        spec: {
-          clusters: next.clusters && next.clusters.length > 0 ? next.clusters : null,
-          gracefulEvictionTasks: next.gracefulEvictionTasks,
-        },
-      });
+      await ctx.client.patch(
+        ref,
+        binding.metadata.namespace,
+        binding.metadata.name!,
+        "merge",
+        evictionPatch(binding.metadata.resourceVersion, next),
+      );
     } catch (err) {
       if (!isConflict(err)) {
         const message = `Evict from cluster ${cluster} failed.`;
