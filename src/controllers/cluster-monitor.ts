@@ -20,10 +20,15 @@
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import type { Taint } from "../karmada/types.ts";
-import { isConflict } from "../machinery/errors.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
-import { CLUSTER_CONTROLLER, TAINT_NOT_READY, TAINT_UNREACHABLE, taintsMessage } from "./cluster.ts";
+import {
+  CLUSTER_CONTROLLER,
+  patchClusterTaints,
+  TAINT_NOT_READY,
+  TAINT_UNREACHABLE,
+  taintsMessage,
+} from "./cluster.ts";
 import type { ControllerContext } from "./context.ts";
 
 /** Upstream's util.NamespaceClusterLease: where agents keep one Lease per Pull cluster. */
@@ -116,20 +121,11 @@ export function clusterMonitorController(ctx: ControllerContext): Controller {
       ctx.options.failoverEvictionTimeoutMs,
     );
     if (jsonEqual(desired.taints, taints)) return { wrote: false, recheckAfterMs: desired.recheckAfterMs };
-    try {
-      // Optimistic lock: a cluster changed meanwhile is looked at again from the newer copy.
-      await ctx.client.patch(RESOURCES.clusters, undefined, cluster.metadata.name!, "merge", {
-        metadata: { resourceVersion: cluster.metadata.resourceVersion },
-        spec: { taints: desired.taints.length > 0 ? desired.taints : null },
-      });
-    } catch (err) {
-      if (!isConflict(err)) events.event(cluster, "Warning", "TaintClusterFailed", (err as Error).message);
-      throw err;
-    }
-    events.event(
+    await patchClusterTaints(
+      ctx,
+      events,
       cluster,
-      "Normal",
-      "TaintClusterSucceed",
+      desired.taints,
       `Taint cluster succeed: ${taintsMessage(desired.taints)}.`,
     );
     return { wrote: true };

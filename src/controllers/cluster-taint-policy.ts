@@ -9,10 +9,9 @@
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import type { ClusterAffinity, ClusterObject, Taint } from "../karmada/types.ts";
-import { isConflict } from "../machinery/errors.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
-import { taintsMessage } from "./cluster.ts";
+import { patchClusterTaints, taintsMessage } from "./cluster.ts";
 import type { ControllerContext } from "./context.ts";
 
 /** Upstream's controller name: the source of its events. */
@@ -156,21 +155,11 @@ export function clusterTaintPolicyController(ctx: ControllerContext): Controller
     const current = taintsOf(cluster);
     const desired = taintsByPolicies(cluster, policies.list(), ctx.now());
     if (JSON.stringify(desired) === JSON.stringify(current)) return undefined;
-    try {
-      // Optimistic lock: a cluster changed meanwhile is read again from the cache and redone.
-      await ctx.client.patch(RESOURCES.clusters, undefined, key, "merge", {
-        metadata: { resourceVersion: cluster.metadata.resourceVersion },
-        spec: { taints: desired.length > 0 ? desired : null },
-      });
-    } catch (err) {
-      // A conflict only means our cache was behind: the retry sees the newer Cluster.
-      if (!isConflict(err)) events.event(cluster, "Warning", "TaintClusterFailed", (err as Error).message);
-      throw err;
-    }
-    events.event(
+    await patchClusterTaints(
+      ctx,
+      events,
       cluster,
-      "Normal",
-      "TaintClusterSucceed",
+      desired,
       `Update Cluster(${key}) with taints(${taintsMessage(desired)}) succeed`,
     );
     return undefined;

@@ -7,6 +7,7 @@ import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import type { EventRecorder } from "../runtime/events.ts";
 import type { ControllerContext } from "./context.ts";
 
 /** Upstream's controller name: the source of its events. */
@@ -77,6 +78,29 @@ export function taintsForReadiness(taints: Taint[], conditions: Condition[], now
 }
 
 /** Upstream's GenerateTaintsMessage: `cluster now has taints([{Key:k,Effect:e}])`. */
+/**
+ * Writes a Cluster's taints under an optimistic lock (a conflict means the cache was behind:
+ * the caller's retry sees the newer Cluster), with upstream's TaintClusterSucceed/Failed events.
+ */
+export async function patchClusterTaints(
+  ctx: ControllerContext,
+  events: EventRecorder,
+  cluster: StoredObject,
+  taints: Taint[],
+  succeeded: string,
+): Promise<void> {
+  try {
+    await ctx.client.patch(RESOURCES.clusters, undefined, cluster.metadata.name!, "merge", {
+      metadata: { resourceVersion: cluster.metadata.resourceVersion },
+      spec: { taints: taints.length > 0 ? taints : null },
+    });
+  } catch (err) {
+    if (!isConflict(err)) events.event(cluster, "Warning", "TaintClusterFailed", (err as Error).message);
+    throw err;
+  }
+  events.event(cluster, "Normal", "TaintClusterSucceed", succeeded);
+}
+
 export function taintsMessage(taints: Taint[]): string {
   if (taints.length === 0) return "cluster now does not have taints";
   const shown = taints.map((t) =>

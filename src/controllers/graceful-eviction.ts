@@ -21,7 +21,7 @@
  *   deletes the only copy of a workload that found no other cluster; we keep it until the
  *   timeout instead.
  */
-import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { purgeModeOf } from "../karmada/failover.ts";
 import { KARMADA } from "../karmada/resources.ts";

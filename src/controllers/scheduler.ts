@@ -8,7 +8,7 @@
  * `scheduler.karmada-ts.io/explanation` and summarised in the events.
  */
 
-import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { ANNOTATION, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
