@@ -38,7 +38,7 @@ import { evictCluster, evictionPatch, purgeModeOf } from "../karmada/failover.ts
 import { ANNOTATION } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import { templateRef } from "../karmada/template-ref.ts";
-import type { BindingSpec, GracefulEvictionTask, Placement, Taint, Toleration } from "../karmada/types.ts";
+import type { BindingSpec, Placement, Taint, Toleration } from "../karmada/types.ts";
 import { isConflict } from "../machinery/errors.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
