@@ -1,19 +1,15 @@
 /**
  * Our bundled third-party interpreters: ResourceInterpreterCustomizations we wrote for popular
- * CRDs (Flink, Argo, Kruise, Kubeflow, Volcano, Flux, Kyverno, Ray, Spark), one module per API
- * group family in this directory (plus any `*.yaml` here, several documents each). They rank
- * below the user's customizations and webhooks and above the native interpreter, as upstream's
- * thirdparty interpreter does.
+ * CRDs (Flink, Argo, Kruise, Kubeflow, Volcano, Flux, Kyverno, Ray, Spark), the Flink one as a
+ * module (flink.ts) and the others as one YAML file per API group in this directory (several
+ * documents each). They rank below the user's customizations and webhooks and above the
+ * native interpreter, as upstream's thirdparty interpreter does.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import type { StoredObject } from "../../api/meta.ts";
 import { FLINK } from "./flink.ts";
-import { FLUX } from "./flux.ts";
-import { KRUISE } from "./kruise.ts";
-import { KUBEFLOW } from "./kubeflow.ts";
-import { RAY } from "./ray.ts";
 
 const DIR = fileURLToPath(new URL(".", import.meta.url));
 
@@ -31,11 +27,4 @@ function loadYaml(): StoredObject[] {
   return out;
 }
 
-export const BUNDLED_CUSTOMIZATIONS: readonly StoredObject[] = [
-  ...KRUISE,
-  ...FLUX,
-  ...KUBEFLOW,
-  ...RAY,
-  ...FLINK,
-  ...loadYaml(),
-];
+export const BUNDLED_CUSTOMIZATIONS: readonly StoredObject[] = [...FLINK, ...loadYaml()];
