@@ -247,7 +247,8 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
             .list()
             .filter(
               (b) =>
-                schedulable(b) && (!scheduled(b) || apiFilteredOut(b.metadata.annotations, c.metadata.name!)),
+                schedulable(b) &&
+                (!scheduled(b) || apiFilteredOut(b.metadata.annotations).has(c.metadata.name!)),
             )
             .map((b) =>
               b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!,

@@ -7,7 +7,7 @@
 import { ANNOTATION } from "../../karmada/names.ts";
 import type { BindingSpec, ClusterAffinityTerm, ClusterObject, Placement } from "../../karmada/types.ts";
 import { isWorkload, replicaSchedulingType, rescheduleRequired, sumReplicas } from "./binding.ts";
-import { recordedExplanation } from "./explanation.ts";
+import { EXPLANATION_ANNOTATION, recordedExplanation } from "./explanation.ts";
 import { servesApi } from "./plugins.ts";
 import type { BindingSchedulingStatus } from "./types.ts";
 
@@ -61,11 +61,11 @@ export function needsScheduling(
   if (clusters.some((c) => c.metadata.deletionTimestamp && targets.has(c.metadata.name!))) {
     return "TerminatingTarget";
   }
+  const leftOut = apiFilteredOut(binding.metadata.annotations);
   if (
+    leftOut.size > 0 &&
     clusters.some(
-      (c) =>
-        apiFilteredOut(binding.metadata.annotations, c.metadata.name!) &&
-        servesApi(c, spec.resource.apiVersion, spec.resource.kind),
+      (c) => leftOut.has(c.metadata.name!) && servesApi(c, spec.resource.apiVersion, spec.resource.kind),
     )
   ) {
     return "APIEnabled";
@@ -73,12 +73,14 @@ export function needsScheduling(
   return undefined;
 }
 
-/** Whether the binding's last recorded decision left out `cluster` because it did not serve the API. */
-export function apiFilteredOut(annotations: Record<string, string> | undefined, cluster: string): boolean {
-  const e = recordedExplanation(annotations);
-  return !!e?.attempts?.some((a) =>
-    a.clusters?.some((x) => x.name === cluster && x.filteredBy === "APIEnablement"),
-  );
+/** The clusters the binding's last recorded decision left out because they did not serve the API. */
+export function apiFilteredOut(annotations: Record<string, string> | undefined): Set<string> {
+  const out = new Set<string>();
+  // Most decisions left nobody out for that: no need to parse them.
+  if (!annotations?.[EXPLANATION_ANNOTATION]?.includes('"APIEnablement"')) return out;
+  for (const a of recordedExplanation(annotations)?.attempts ?? [])
+    for (const x of a.clusters ?? []) if (x.filteredBy === "APIEnablement") out.add(x.name);
+  return out;
 }
 
 /** `util.IsBindingReplicasChanged`: only with an explicit replicaScheduling. */
