@@ -513,6 +513,7 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
         "",
         "1. --check: load every script of the ResourceInterpreterCustomizations in the files (compile, function defined).",
         "2. --operation: run one rule locally on the given objects and print its results.",
+        "3. --edit: edit the customization's scripts in $KUBE_EDITOR, $EDITOR or vi, as kubectl edit does.",
       ].join("\n"),
     )
     .usage("(-f FILENAME) (--operation OPERATION) [--ARGS VALUE]...")
@@ -522,6 +523,8 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       list,
     )
     .option("--check", "Validates the given ResourceInterpreterCustomization configuration(s)", false)
+    .option("--edit", "Edit customizations", false)
+    .option("--show-doc", "Show document of rules when editing", false)
     .option(
       "--operation <operation>",
       "The interpret operation to use. One of: (Retain,InterpretReplica,InterpretComponent,ReviseReplica,InterpretStatus,AggregateStatus,InterpretHealth,InterpretDependency)",
@@ -555,6 +558,9 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
         "",
         "  # Execute the statusAggregation rule, status items from stdin",
         "  karmadactl interpret -f customization.yml --operation aggregateStatus --observed-file observed.yml --status-file -",
+        "",
+        "  # Edit customization",
+        "  karmadactl interpret -f customization.yml --edit",
       ].join("\n"),
     )
     .action((o: Record<string, unknown>) =>
@@ -563,6 +569,9 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
           {
             filenames: (o.filename as string[] | undefined) ?? [],
             check: o.check === true,
+            edit: o.edit === true,
+            showDoc: o.showDoc === true,
+            env,
             ...(o.operation ? { operation: String(o.operation) } : {}),
             ...(o.desiredFile ? { desiredFile: String(o.desiredFile) } : {}),
             ...(o.observedFile ? { observedFile: String(o.observedFile) } : {}),

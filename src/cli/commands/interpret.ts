@@ -1,8 +1,9 @@
 /**
- * `karmadactl interpret`: check a ResourceInterpreterCustomization's scripts (`--check`), or run
+ * `karmadactl interpret`: check a ResourceInterpreterCustomization's scripts (`--check`), run
  * one of its operations locally on objects read from files, stdin (`-`) or URLs and print the
- * results, as upstream's command does (same rule names, result names and layout). Runs on the
- * same Lua engine as the controllers; needs no control plane.
+ * results, or edit its scripts in an editor (`--edit`, see interpret-edit.ts), as upstream's
+ * command does (same rule names, result names and layout). Runs on the same Lua engine as the
+ * controllers; needs no control plane.
  */
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments } from "yaml";
@@ -15,10 +16,17 @@ import type { InterpreterOperation } from "../../interpreter/types.ts";
 import type { AggregatedStatusItem } from "../../karmada/types.ts";
 import { jsonToYaml } from "../../overrides/yaml-v2.ts";
 import { CommandError, type CommandIO } from "../io.ts";
+import { type EditSource, runEdit } from "./interpret-edit.ts";
 
 export interface InterpretOptions {
   filenames: string[];
   check: boolean;
+  /** Edit the one customization in -f (or create one in an -f file without any). */
+  edit?: boolean;
+  /** With `edit`: show each rule's document in the edited file. */
+  showDoc?: boolean;
+  /** The environment KUBE_EDITOR / EDITOR are read from with `edit` (default: the process's). */
+  env?: Record<string, string | undefined>;
   operation?: string;
   desiredFile?: string;
   observedFile?: string;
@@ -283,10 +291,16 @@ export async function runInterpret(
       `operation ${opts.operation} is not supported. Use one of: ${RULES.map((r) => r.name).join(", ")}`,
     );
   }
-  const loaded: Array<{ source: string; doc: Record<string, unknown> }> = [];
+  if (opts.check && opts.edit) throw new CommandError("you can't set both --check and --edit options");
+  const files: EditSource[] = [];
   for (const f of opts.filenames) {
-    for (const doc of documents(await readSource(f, stdin), f)) loaded.push({ source: f, doc });
+    const text = await readSource(f, stdin);
+    files.push({ source: f, text, docs: documents(text, f) });
   }
+  if (opts.edit) {
+    return runEdit(files, { showDoc: opts.showDoc === true, env: opts.env ?? { ...process.env } }, io);
+  }
+  const loaded = files.flatMap(({ source, docs }) => docs.map((doc) => ({ source, doc })));
   const engine = await LuaEngine.create();
   if (opts.check) return runCheck(engine, loaded, io);
   if (!rule) throw new CommandError("operation is not set for executing");
