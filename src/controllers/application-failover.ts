@@ -25,15 +25,15 @@
  * is recorded as an event at once, as our taint manager does.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
-import { evictCluster, evictionPatch, purgeModeOf } from "../karmada/failover.ts";
+import { evictCluster, purgeModeOf } from "../karmada/failover.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import { templateRef } from "../karmada/template-ref.ts";
 import type { AggregatedStatusItem, BindingSpec, GracefulEvictionTask } from "../karmada/types.ts";
-import { isConflict } from "../machinery/errors.ts";
 import { parseJsonPath } from "../machinery/jsonpath.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { FeatureGates } from "../runtime/features.ts";
 import type { ControllerContext } from "./context.ts";
+import { writeEviction } from "./eviction.ts";
 
 /** Upstream's controller names: the producers of their tasks and the sources of their events. */
 export const RB_APPLICATION_FAILOVER_CONTROLLER = "resource-binding-application-failover-controller";
@@ -184,16 +184,11 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
     return binding.spec.propagateDeps === true;
   }
 
-  function report(binding: Binding, cluster: string, err?: Error): void {
-    const [type, reason, message] = err
-      ? ([
-          "Warning",
-          "EvictWorkloadFromClusterFailed",
-          `Evict from cluster ${cluster} failed: ${err.message}`,
-        ] as const)
-      : (["Normal", "EvictWorkloadFromClusterSucceed", `Evict from cluster ${cluster} succeed.`] as const);
-    events.event(binding, type, reason, message);
-    events.event(templateRef(binding), type, reason, message);
+  /** The eviction could not even be prepared (status not collected, a JSONPath, a gate): say why. */
+  function cannotEvict(binding: Binding, cluster: string, err: Error): void {
+    const message = `Evict from cluster ${cluster} failed: ${err.message}`;
+    events.event(binding, "Warning", "EvictWorkloadFromClusterFailed", message);
+    events.event(templateRef(binding), "Warning", "EvictWorkloadFromClusterFailed", message);
   }
 
   async function evict(binding: Binding, clusters: readonly string[]): Promise<void> {
@@ -206,31 +201,17 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
       try {
         task = applicationEvictionTask(behavior, items, cluster, component, before, ctx.options.features);
       } catch (err) {
-        report(binding, cluster, err as Error);
+        cannotEvict(binding, cluster, err as Error);
         throw err;
       }
       const next = evictCluster(spec, cluster, task);
       if (next) spec = { ...spec, ...next };
     }
-    try {
-      await ctx.client.patch(
-        ref,
-        binding.metadata.namespace,
-        binding.metadata.name!,
-        "merge",
-        evictionPatch(binding.metadata.resourceVersion, spec),
-      );
-    } catch (err) {
-      if (!isConflict(err)) for (const c of clusters) report(binding, c, err as Error);
-      throw err;
-    }
-    for (const c of clusters) {
-      log.info("evicted the workload from a cluster where it is unhealthy", {
-        binding: binding.metadata.name,
-        cluster: c,
-      });
-      report(binding, c);
-    }
+    await writeEviction(ctx, events, ref, binding, spec, clusters);
+    log.info("evicted the workload from clusters where it is unhealthy", {
+      binding: binding.metadata.name,
+      clusters,
+    });
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {

@@ -34,16 +34,15 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
-import { evictCluster, evictionPatch, purgeModeOf } from "../karmada/failover.ts";
+import { evictCluster, purgeModeOf } from "../karmada/failover.ts";
 import { ANNOTATION } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
-import { templateRef } from "../karmada/template-ref.ts";
 import type { BindingSpec, Placement, Taint, Toleration } from "../karmada/types.ts";
-import { isConflict } from "../machinery/errors.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
 import { taintToString, tolerates } from "../scheduler/core/tolerations.ts";
 import type { ControllerContext } from "./context.ts";
+import { writeEviction } from "./eviction.ts";
 
 /** Upstream's controller name: the source of its events. */
 export const TAINT_MANAGER = "taint-manager";
@@ -186,28 +185,8 @@ export function taintManagerController(ctx: ControllerContext): Controller {
     });
     if (!next) return;
     const ref = kind === "crb" ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
-    try {
-      await ctx.client.patch(
-        ref,
-        binding.metadata.namespace,
-        binding.metadata.name!,
-        "merge",
-        evictionPatch(binding.metadata.resourceVersion, next),
-      );
-    } catch (err) {
-      if (!isConflict(err)) {
-        const message = `Evict from cluster ${cluster} failed.`;
-        events.event(binding, "Warning", "EvictWorkloadFromClusterFailed", message);
-        events.event(templateRef(binding), "Warning", "EvictWorkloadFromClusterFailed", message);
-      }
-      throw err;
-    }
+    await writeEviction(ctx, events, ref, binding, next, [cluster]);
     log.info("evicted the binding from a tainted cluster", { key, cluster });
-    // Upstream records only failures here; the success shows when the task is done. We say it
-    // at once too, so that `kubectl describe` shows when the workload started to move.
-    const message = `Evict from cluster ${cluster} succeed.`;
-    events.event(binding, "Normal", "EvictWorkloadFromClusterSucceed", message);
-    events.event(templateRef(binding), "Normal", "EvictWorkloadFromClusterSucceed", message);
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {

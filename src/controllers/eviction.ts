@@ -1,0 +1,46 @@
+/**
+ * Writing an eviction, shared by its producers (the taint manager, application failover): the
+ * binding's new targets and eviction tasks under an optimistic lock (a binding changed
+ * meanwhile is decided again from the newer copy), and upstream's events per evicted cluster
+ * on the binding and its template. Upstream records only failures at this point (the success
+ * when the task ends); we record the success at once too, so that `kubectl describe` shows
+ * when the workload started to move.
+ */
+import type { StoredObject } from "../api/meta.ts";
+import type { ResourceRef } from "../client/client.ts";
+import { evictionPatch } from "../karmada/failover.ts";
+import { templateRef } from "../karmada/template-ref.ts";
+import type { BindingSpec } from "../karmada/types.ts";
+import { isConflict } from "../machinery/errors.ts";
+import type { EventRecorder } from "../runtime/events.ts";
+import type { ControllerContext } from "./context.ts";
+
+export async function writeEviction(
+  ctx: ControllerContext,
+  events: EventRecorder,
+  ref: ResourceRef,
+  binding: StoredObject & { spec: BindingSpec },
+  next: Pick<BindingSpec, "clusters" | "gracefulEvictionTasks">,
+  evicted: readonly string[],
+): Promise<void> {
+  const report = (type: "Normal" | "Warning", reason: string, message: string): void => {
+    events.event(binding, type, reason, message);
+    events.event(templateRef(binding), type, reason, message);
+  };
+  try {
+    await ctx.client.patch(
+      ref,
+      binding.metadata.namespace,
+      binding.metadata.name!,
+      "merge",
+      evictionPatch(binding.metadata.resourceVersion, next),
+    );
+  } catch (err) {
+    if (!isConflict(err))
+      for (const c of evicted)
+        report("Warning", "EvictWorkloadFromClusterFailed", `Evict from cluster ${c} failed.`);
+    throw err;
+  }
+  for (const c of evicted)
+    report("Normal", "EvictWorkloadFromClusterSucceed", `Evict from cluster ${c} succeed.`);
+}
