@@ -4,7 +4,6 @@
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { stringify } from "yaml";
 import { defaultKubeconfigPath } from "../cli/factory.ts";
 import { count, durationOption, list, port } from "../cli/flags.ts";
 import type { HttpClient } from "../client/http.ts";
@@ -173,6 +172,8 @@ interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags, FailoverC
 }
 
 async function runUpCommand(flags: UpFlags): Promise<void> {
+  // Checked here, so that a bad file is one clear line rather than every member failing.
+  if (flags.memberStages) readStages("up", "--member-stages", flags.memberStages);
   // The terminal is for the user; component logs go to <data-dir>/karmada.log (members: members/<name>.log).
   mkdirSync(resolve(flags.dataDir), { recursive: true });
   const logFile = createWriteStream(join(resolve(flags.dataDir), "karmada.log"), { flags: "a" });
@@ -470,17 +471,19 @@ interface MemberSimFlags {
   logLevel: Level;
 }
 
+/** A stage file, or the command fails saying which flag and what to fix. */
+function readStages(command: string, flag: string, file: string): CustomStage[] {
+  try {
+    return parseStageFile(readFileSync(file, "utf8"));
+  } catch (err) {
+    const why = err instanceof StageFileError ? err.message : (err as Error).message;
+    return fail(command, new StartupError(`${flag} ${file}: ${why}`));
+  }
+}
+
 async function runMemberSim(flags: MemberSimFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "member-sim" } });
-  let stages: CustomStage[] = [];
-  if (flags.stages) {
-    try {
-      stages = parseStageFile(readFileSync(flags.stages, "utf8"));
-    } catch (err) {
-      const why = err instanceof StageFileError ? err.message : (err as Error).message;
-      fail("member-sim", new StartupError(`--stages ${flags.stages}: ${why}`));
-    }
-  }
+  const stages = flags.stages ? readStages("member-sim", "--stages", flags.stages) : [];
   let store: Store;
   try {
     store = await openStore(flags.storage);
