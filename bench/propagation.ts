@@ -20,6 +20,7 @@ import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
 import { KARMADA } from "../src/karmada/resources.ts";
 import { createLogger, silentLogger } from "../src/log.ts";
 import { isAlreadyExists } from "../src/machinery/errors.ts";
+import { Informer } from "../src/runtime/informer.ts";
 import { name, pool } from "./load.ts";
 
 export interface PropagationConfig {
@@ -74,6 +75,49 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
   }
 }
 
+/**
+ * Waits until `done` holds for the Deployments of `ns` on every client, watching them rather
+ * than listing them again and again: the bench runs in the control plane's process, and
+ * re-reading 10 members' full lists twice a second was a large share of its CPU.
+ */
+async function watchUntil(
+  what: string,
+  clients: Client[],
+  ns: string,
+  done: (items: StoredObject[]) => boolean,
+  timeoutMs: number,
+): Promise<void> {
+  const informers = clients.map((c) => new Informer(c, RESOURCES.deployments, { namespace: ns }));
+  const dirty = new Set<Informer>(informers);
+  const settled = new Set<Informer>();
+  for (const inf of informers) {
+    const touch = () => {
+      dirty.add(inf);
+    };
+    inf.addHandler({ onAdd: touch, onUpdate: touch, onDelete: touch });
+    inf.start();
+  }
+  try {
+    const deadline = performance.now() + timeoutMs;
+    while (settled.size < informers.length) {
+      if (performance.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+      for (const inf of [...dirty]) {
+        if (!inf.hasSynced()) continue;
+        dirty.delete(inf);
+        if (done(inf.list())) settled.add(inf);
+        else settled.delete(inf);
+      }
+    }
+  } finally {
+    for (const inf of informers) inf.stop();
+  }
+}
+
+const reported = (d: StoredObject): boolean =>
+  (d.status as { observedGeneration?: number } | undefined)?.observedGeneration === d.metadata.generation;
+
 export async function propagationBench(cfg: PropagationConfig, row: Row): Promise<number> {
   if (cfg.propagationObjects === 0) return 0;
   const n = cfg.propagationObjects;
@@ -102,7 +146,6 @@ export async function propagationBench(cfg: PropagationConfig, row: Row): Promis
   try {
     const cp = await connect("karmada-apiserver");
     const members = await Promise.all(up.members.map((m) => connect(m.name)));
-    const count = async (c: Client, ns: string) => (await c.list(RESOURCES.deployments, ns)).items.length;
 
     // Straight to the members: the same Deployments each member would get, written directly.
     const direct = async (
@@ -117,22 +160,11 @@ export async function propagationBench(cfg: PropagationConfig, row: Row): Promis
         await members[member]!.create(RESOURCES.deployments, deployment(ns, i, replicasFor(member)));
       });
       const creates = performance.now() - started;
-      await until(
+      await watchUntil(
         "members to report the direct Deployments",
-        async () =>
-          (
-            await Promise.all(
-              members.map(async (m) =>
-                (
-                  await m.list(RESOURCES.deployments, ns)
-                ).items.every(
-                  (d: StoredObject) =>
-                    (d.status as { observedGeneration?: number } | undefined)?.observedGeneration ===
-                    d.metadata.generation,
-                ),
-              ),
-            )
-          ).every(Boolean),
+        members,
+        ns,
+        (items) => items.length === n && items.every(reported),
         Math.max(120_000, n * members.length * 100),
       );
       return { creates, reported: performance.now() - started };
@@ -171,20 +203,13 @@ export async function propagationBench(cfg: PropagationConfig, row: Row): Promis
         await cp.create(RESOURCES.deployments, deployment(ns, i, replicas));
       });
       const timeout = Math.max(120_000, n * members.length * 100);
-      await until(
-        "member copies",
-        async () => (await Promise.all(members.map((m) => count(m, ns)))).every((c) => c === n),
-        timeout,
-      );
+      await watchUntil("member copies", members, ns, (items) => items.length === n, timeout);
       const copies = performance.now() - started;
-      await until(
+      await watchUntil(
         "aggregated status",
-        async () =>
-          (await cp.list(RESOURCES.deployments, ns)).items.every(
-            (d: StoredObject) =>
-              (d.status as { observedGeneration?: number } | undefined)?.observedGeneration ===
-              d.metadata.generation,
-          ),
+        [cp],
+        ns,
+        (items) => items.length === n && items.every(reported),
         timeout,
       );
       const total = performance.now() - started;
