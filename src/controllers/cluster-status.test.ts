@@ -13,6 +13,7 @@ import {
   setCondition,
   summarize,
 } from "./cluster-status.ts";
+import { trimNode, trimPod } from "./member-inventory.ts";
 import {
   ClusterTestEnv,
   conditionsOf,
@@ -156,6 +157,42 @@ describe("resource summary (getResourceSummary, getNodeSummary, getAllocatableMo
         allocated: { cpu: "500m", memory: "1Gi", pods: "2" },
       },
     });
+  });
+
+  it("the member inventory keeps only what the summaries read, and the summaries come out the same", () => {
+    const nodes = [
+      node("n1", { cpu: "8", memory: "32Gi", pods: "110" }),
+      node("n2", { cpu: "4", memory: "16Gi", pods: "110" }, "Unknown"),
+    ];
+    const pods = [
+      pod("running", { node: "n1", requests: [{ cpu: "500m", memory: "1Gi" }, { cpu: "1" }] }),
+      pod("init", {
+        node: "n2",
+        requests: [{ cpu: "100m" }],
+        init: [{ cpu: "2" }],
+        overhead: { cpu: "10m" },
+      }),
+      pod("done", { node: "n1", phase: "Succeeded", requests: [{ cpu: "4" }] }),
+      pod("pending", { requests: [{ cpu: "2", memory: "64Mi" }] }),
+      pod("no-requests", { node: "n2" }),
+    ];
+    const models = [
+      { grade: 0, ranges: [{ name: "cpu", min: "0", max: "4" }] },
+      { grade: 1, ranges: [{ name: "cpu", min: "4", max: "100" }] },
+    ];
+    expect(summarize(nodes.map(trimNode), pods.map(trimPod), models)).toEqual(summarize(nodes, pods, models));
+    const full = {
+      ...pods[0]!,
+      metadata: { ...pods[0]!.metadata, labels: { app: "x" }, annotations: { big: "y".repeat(1000) } },
+      spec: {
+        ...(pods[0]!.spec as Record<string, unknown>),
+        volumes: [{ name: "v", emptyDir: {} }],
+      },
+    };
+    const trimmed = trimPod(full);
+    expect(trimmed.metadata).toEqual({ name: "running", namespace: full.metadata.namespace });
+    expect(JSON.stringify(trimmed)).not.toContain("volumes");
+    expect(JSON.stringify(trimmed)).not.toContain("image");
   });
 
   it("leaves allocating and allocated out when no pod counts", () => {

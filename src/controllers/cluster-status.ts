@@ -18,6 +18,7 @@ import { type Controller, generationChanged, type ReconcileResult } from "../run
 import { CLUSTER_FINALIZER } from "./cluster.ts";
 import { type ClusterLease, startClusterLease } from "./cluster-lease.ts";
 import type { ControllerContext, MemberConnection } from "./context.ts";
+import { MemberInventories } from "./member-inventory.ts";
 
 export interface Condition {
   type: string;
@@ -265,20 +266,6 @@ export function summarize(
   return { nodeSummary: { totalNum: nodes.length, readyNum: ready }, resourceSummary };
 }
 
-async function listAll(
-  conn: MemberConnection,
-  res: typeof RESOURCES.nodes | typeof RESOURCES.pods,
-): Promise<StoredObject[]> {
-  const out: StoredObject[] = [];
-  let cont: string | undefined;
-  do {
-    const page = await conn.client.list(res, undefined, { limit: 500, ...(cont ? { continue: cont } : {}) });
-    out.push(...page.items);
-    cont = page.metadata.continue;
-  } while (cont);
-  return out;
-}
-
 function completeAPIEnablements(count: number, complete: boolean): Omit<Condition, "lastTransitionTime"> {
   const type = "CompleteAPIEnablements";
   if (count === 0)
@@ -317,6 +304,7 @@ export function clusterStatusController(
     agent.pullCluster ? { fieldSelector: `metadata.name=${agent.pullCluster}` } : {},
   );
   const observations = new Map<string, Observation>();
+  const inventories = new MemberInventories(ctx.log);
   const opts = ctx.options;
   let lease: ClusterLease | undefined;
   const stopLease = (): void => {
@@ -378,6 +366,7 @@ export function clusterStatusController(
    * `status`; returns the conditions with CompleteAPIEnablements set.
    */
   async function collect(
+    name: string,
     conn: MemberConnection,
     spec: Record<string, unknown>,
     status: Record<string, unknown>,
@@ -391,7 +380,7 @@ export function clusterStatusController(
     const { enablements, complete } = await apiEnablements(conn, opts.clusterProbeTimeoutMs);
     status.apiEnablements = enablements;
     const next = setCondition(conditions, completeAPIEnablements(enablements.length, complete), stamp);
-    const [nodes, pods] = await Promise.all([listAll(conn, RESOURCES.nodes), listAll(conn, RESOURCES.pods)]);
+    const { nodes, pods } = await inventories.snapshot(name, conn, opts.clusterProbeTimeoutMs);
     const models = (Array.isArray(spec.resourceModels) ? spec.resourceModels : []) as ResourceModel[];
     const { nodeSummary, resourceSummary } = summarize(nodes, pods, models);
     status.nodeSummary = nodeSummary;
@@ -403,6 +392,7 @@ export function clusterStatusController(
     const cluster = clusters.get(undefined, name);
     if (!cluster) {
       observations.delete(name);
+      inventories.stop(name);
       stopLease();
       return undefined;
     }
@@ -411,7 +401,10 @@ export function clusterStatusController(
     const mine = agent.pullCluster
       ? name === agent.pullCluster && spec.syncMode === "Pull"
       : spec.syncMode === "Push" && isObject(spec.secretRef);
-    if (!mine) return undefined;
+    if (!mine) {
+      inventories.stop(name);
+      return undefined;
+    }
     // Status is collected only once the cluster controller has taken the cluster in.
     if (!(cluster.metadata.finalizers ?? []).includes(CLUSTER_FINALIZER)) return undefined;
 
@@ -438,11 +431,13 @@ export function clusterStatusController(
       // All or nothing: a member lost halfway must not leave half its API enablements behind.
       const collected: Record<string, unknown> = {};
       try {
-        conditions = await collect(conn, spec, collected, conditions, stamp);
+        conditions = await collect(name, conn, spec, collected, conditions, stamp);
         Object.assign(status, collected);
       } catch (err) {
         ctx.log.warn("cluster status collection failed", { cluster: name, err: (err as Error).message });
       }
+    } else {
+      inventories.stop(name);
     }
     // Ready is set after what was collected, as upstream sets it last.
     status.conditions = setCondition(conditions, ready, stamp);
@@ -455,7 +450,10 @@ export function clusterStatusController(
   return {
     name: "cluster-status",
     for: clusters,
-    stop: stopLease,
+    stop: () => {
+      stopLease();
+      inventories.stopAll();
+    },
     // Its own status writes must not trigger another probe; the periodic requeue covers the
     // rest. The cluster controller's finalizer is awaited, so its arrival counts too.
     updateFilter: (old, obj) =>

@@ -32,6 +32,27 @@ describe("informers and controllers", () => {
     await api.close();
   });
 
+  it("caches what its transform keeps, from the list and from the watch, deletes included", async () => {
+    await client.create(RESOURCES.configmaps, { ...cm("t1"), data: { big: "x".repeat(100) } });
+    const inf = new Informer(client, RESOURCES.configmaps, {
+      namespace: "default",
+      transform: (o) => ({ ...o, data: { size: String(JSON.stringify(o.data ?? {}).length) } }),
+    });
+    const deleted: unknown[] = [];
+    inf.addHandler({ onDelete: (o) => deleted.push(o.data) });
+    inf.start();
+    await inf.waitForSync();
+    expect(inf.get("default", "t1")?.data).toEqual({ size: "110" });
+    await client.create(RESOURCES.configmaps, { ...cm("t2"), data: { a: "b" } });
+    await until(() => inf.get("default", "t2") !== undefined, "the watched add");
+    expect(inf.get("default", "t2")?.data).toEqual({ size: "9" });
+    await client.delete(RESOURCES.configmaps, "default", "t2");
+    await until(() => deleted.length === 1, "the delete");
+    expect(deleted).toEqual([{ size: "9" }]);
+    inf.stop();
+    await client.delete(RESOURCES.configmaps, "default", "t1");
+  });
+
   it("lists, then follows changes, with indexes and frozen objects", async () => {
     await client.create(RESOURCES.configmaps, cm("i1", { team: "a" }));
     const inf = new Informer(client, RESOURCES.configmaps, {

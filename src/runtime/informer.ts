@@ -24,6 +24,12 @@ export interface InformerOptions {
   /** Re-deliver every cached object as an update this often (0: never). */
   resyncMs?: number;
   indexers?: Record<string, IndexFunc>;
+  /**
+   * Applied to every object before it is cached (client-go's SetTransform): keep only what the
+   * readers need when caching a whole kind of a big cluster. It must keep the metadata's name,
+   * namespace and resourceVersion.
+   */
+  transform?: (obj: StoredObject) => StoredObject;
   /** Deep-freeze cached objects so that mutating them throws (tests and development). */
   freeze?: boolean;
   /** How long each watch request lasts before the informer re-watches (default: random 5-10 minutes). */
@@ -261,7 +267,7 @@ export class Informer {
     const key = objectKey(obj);
     if (e.type === "DELETED") {
       const old = this.#items.get(key);
-      if (old) this.#remove(key, old, obj);
+      if (old) this.#remove(key, old, this.#own(obj));
     } else {
       this.#upsert(key, this.#own(obj));
     }
@@ -269,7 +275,8 @@ export class Informer {
   }
 
   #own(obj: StoredObject): StoredObject {
-    return this.#opts.freeze ? deepFreeze(obj) : obj;
+    const kept = this.#opts.transform ? this.#opts.transform(obj) : obj;
+    return this.#opts.freeze ? deepFreeze(kept) : kept;
   }
 
   #upsert(key: string, obj: StoredObject): void {
