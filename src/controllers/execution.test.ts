@@ -1,10 +1,12 @@
 /**
  * The execution controller over real simulated members: a member that stops answering holds
- * only part of the workers, so the other members' Works are applied meanwhile.
+ * only part of the workers, so the other members' Works are applied meanwhile; an object
+ * Karmada does not manage is not taken over unless the Work says overwrite.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { ANNOTATION, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import { ClusterTestEnv, conditionsOf, type RunningManager, until } from "./test-support.ts";
 
@@ -80,5 +82,60 @@ describe("execution controller with a hung member", () => {
       "the hung member's Works applied once it answers again",
       30_000,
     );
+  });
+
+  it("leaves an object Karmada does not manage alone (Abort) until told to overwrite, then keeps it as the Work says", async () => {
+    const fine = env.member("fine");
+    await fine.client.create(RESOURCES.configmaps, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "taken", namespace: "default" },
+      data: { owner: "member" },
+    });
+    const manifest = (resolution?: string) => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: {
+        name: "taken",
+        namespace: "default",
+        labels: { [LABEL.managed]: "true" },
+        // The Work it came from, as the binding controller records it: drift is traced back by it.
+        annotations: {
+          [ANNOTATION.workNamespace]: "karmada-es-fine",
+          [ANNOTATION.workName]: "taken",
+          ...(resolution ? { [ANNOTATION.conflictResolution]: resolution } : {}),
+        },
+      },
+      data: { owner: "karmada" },
+    });
+    await env.client.create(KARMADA.works, {
+      apiVersion: "work.karmada.io/v1alpha1",
+      kind: "Work",
+      metadata: { name: "taken", namespace: "karmada-es-fine" },
+      spec: { workload: { manifests: [manifest()] } },
+    });
+    const applied = async () =>
+      conditionsOf(await env.client.get(KARMADA.works, "karmada-es-fine", "taken")).find(
+        (c) => c.type === "Applied",
+      );
+    await until(async () => (await applied())?.status === "False", "the Work to fail to apply");
+    expect((await applied())?.message).toContain(
+      "already exists in the cluster fine and the work.karmada.io/conflict-resolution strategy value is empty, Karmada will not manage this resource",
+    );
+    const memberData = async () =>
+      (await fine.client.get(RESOURCES.configmaps, "default", "taken")).data as Record<string, string>;
+    expect(await memberData()).toEqual({ owner: "member" });
+
+    await env.client.patch(KARMADA.works, "karmada-es-fine", "taken", "merge", {
+      spec: { workload: { manifests: [manifest("overwrite")] } },
+    });
+    await until(async () => (await memberData())?.owner === "karmada", "the member's object overwritten");
+    await until(async () => (await applied())?.status === "True", "the Work applied");
+
+    // Now that Karmada manages it, an edit in the member is put back from the Work.
+    await fine.client.patch(RESOURCES.configmaps, "default", "taken", "merge", {
+      data: { owner: "someone" },
+    });
+    await until(async () => (await memberData())?.owner === "karmada", "the edit put back");
   });
 });

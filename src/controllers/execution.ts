@@ -10,13 +10,13 @@
  * member has its own connection and concurrency limit, so a slow member only slows its Works.
  */
 import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
-import { RESOURCES } from "../client/client.ts";
+import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import type { Interpreter } from "../interpreter/index.ts";
 import { prune } from "../interpreter/native/prune.ts";
 import { ANNOTATION, clusterOfExecutionSpace, executionSpace, FINALIZER, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
-import { isNotFound } from "../machinery/errors.ts";
+import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
 import { jsonEqual } from "../machinery/merge-patch.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
@@ -145,13 +145,55 @@ export function executionController(
     }
   }
 
-  async function apply(conn: MemberConnection, cluster: string, manifest: KubeObject): Promise<void> {
-    const ref = await memberRef(conn, manifest);
-    const observed = await getMember(conn, manifest);
-    if (!observed) {
+  /**
+   * The member's copy as its watch has it (upstream reads its member informers too), or
+   * "unknown" while that watch has not listed yet. Only copies Karmada manages are watched: an
+   * object of the same name it does not manage shows up when creating it fails.
+   */
+  async function cachedMember(
+    cluster: ClusterObject,
+    manifest: KubeObject,
+  ): Promise<StoredObject | undefined | "unknown"> {
+    const watch = await ctx.memberWatches.watch(cluster, manifest);
+    if (!watch.informer.hasSynced()) return "unknown";
+    return watch.informer.get(
+      watch.ref.namespaced ? manifest.metadata?.namespace : undefined,
+      manifest.metadata!.name!,
+    );
+  }
+
+  /** The member's copy to apply the manifest over, or undefined when it was just created. */
+  async function observeOrCreate(
+    conn: MemberConnection,
+    ref: ResourceRef,
+    cluster: ClusterObject,
+    manifest: KubeObject,
+    live: boolean,
+  ): Promise<StoredObject | undefined> {
+    const cached = live ? "unknown" : await cachedMember(cluster, manifest);
+    const observed = cached === "unknown" ? await getMember(conn, manifest) : cached;
+    if (observed) return observed;
+    try {
       await conn.client.create(ref, manifest);
-      return;
+      return undefined;
+    } catch (err) {
+      // The cache had not seen it yet, or Karmada does not manage it: look at it as it is.
+      if (cached === "unknown" || !isAlreadyExists(err)) throw err;
+      const current = await getMember(conn, manifest);
+      if (!current) throw err;
+      return current;
     }
+  }
+
+  async function apply(
+    conn: MemberConnection,
+    cluster: ClusterObject,
+    manifest: KubeObject,
+    live = false,
+  ): Promise<void> {
+    const ref = await memberRef(conn, manifest);
+    const observed = await observeOrCreate(conn, ref, cluster, manifest, live);
+    if (!observed) return;
     const managed = observed.metadata.labels?.[LABEL.managed] === "true";
     const resolution = manifest.metadata?.annotations?.[ANNOTATION.conflictResolution];
     if (!managed && resolution !== "overwrite") {
@@ -159,14 +201,20 @@ export function executionController(
         ? `${observed.metadata.namespace}/${observed.metadata.name}`
         : observed.metadata.name;
       throw new Error(
-        `resource(kind=${manifest.kind}, ${where}) already exists in the cluster ${cluster} and the ${ANNOTATION.conflictResolution} strategy value is empty, Karmada will not manage this resource`,
+        `resource(kind=${manifest.kind}, ${where}) already exists in the cluster ${cluster.metadata.name} and the ${ANNOTATION.conflictResolution} strategy value is empty, Karmada will not manage this resource`,
       );
     }
     const desired = await desiredOver(manifest, observed, interpreter);
     const current = prune(observed);
     const wanted = prune(desired);
     if (jsonEqual(current, wanted)) return;
-    await conn.client.update(ref, desired);
+    try {
+      await conn.client.update(ref, desired);
+    } catch (err) {
+      // The cached copy was behind the member's: once more from a fresh read.
+      if (live || !isConflict(err)) throw err;
+      await apply(conn, cluster, manifest, true);
+    }
   }
 
   async function removeFromMember(
@@ -292,7 +340,7 @@ export function executionController(
     const errors: string[] = [];
     for (const m of manifests) {
       try {
-        await apply(conn, clusterName, m);
+        await apply(conn, cluster, m);
       } catch (err) {
         errors.push((err as { status?: { message?: string } }).status?.message ?? (err as Error).message);
       }
