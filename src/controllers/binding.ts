@@ -284,16 +284,24 @@ export function bindingController(
     for (const c of binding.spec.clusters ?? []) targets.set(c.name, c.replicas);
     for (const r of binding.spec.requiredBy ?? [])
       for (const c of r.clusters ?? []) if (!targets.has(c.name)) targets.set(c.name, c.replicas);
-    const failures: string[] = [];
     const inject = ctx.options.features.enabled("StatefulFailoverInjection");
-    for (const [cluster, replicas] of [...targets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      try {
-        const injected = inject ? labelsToInject(binding.spec, cluster, targets.size) : undefined;
-        await ensureWork(binding, tmpl, cluster, replicas, injected);
-      } catch (err) {
-        failures.push(`cluster(${cluster}): ${(err as Error).message}`);
-      }
-    }
+    // The Works of one binding are written side by side: each write waits for the store's next
+    // commit, and one after the other made a ten-member binding ten commits long.
+    const sorted = [...targets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const outcomes = await Promise.allSettled(
+      sorted.map(([cluster, replicas]) =>
+        ensureWork(
+          binding,
+          tmpl,
+          cluster,
+          replicas,
+          inject ? labelsToInject(binding.spec, cluster, targets.size) : undefined,
+        ),
+      ),
+    );
+    const failures = outcomes.flatMap((o, i) =>
+      o.status === "rejected" ? [`cluster(${sorted[i]![0]}): ${(o.reason as Error).message}`] : [],
+    );
     const what = `${clusterScoped ? "ClusterResourceBinding" : "ResourceBinding"}(${key})`;
     if (failures.length > 0) {
       const message = `Failed to sync work of ${what}: ${failures.join("; ")}`;
