@@ -136,6 +136,8 @@ interface FailoverCliFlags {
   failoverEvictionTimeout: number;
   enableTaintManager: boolean;
   resourceEvictionRate: number;
+  /** `--no-execute-taint-eviction-purge-mode`: commander reads a leading "no-" as a negation and drops it from the key. */
+  executeTaintEvictionPurgeMode: "Directly" | "Gracefully";
   gracefulEvictionTimeout: number;
   failoverShadowMode: boolean;
 }
@@ -145,6 +147,7 @@ function failoverOptionsFrom(flags: FailoverCliFlags): Partial<ControllerOptions
     failoverEvictionTimeoutMs: flags.failoverEvictionTimeout,
     enableTaintManager: flags.enableTaintManager,
     resourceEvictionRate: flags.resourceEvictionRate,
+    noExecuteTaintEvictionPurgeMode: flags.executeTaintEvictionPurgeMode,
     gracefulEvictionTimeoutMs: flags.gracefulEvictionTimeout,
     failoverShadowMode: flags.failoverShadowMode,
   };
@@ -623,6 +626,14 @@ function addFailoverOptions(cmd: Command): Command {
       "taint evictions per second (0: one per 30 minutes)",
       nonNegativeNumber,
       0.5,
+    )
+    .addOption(
+      new Option(
+        "--no-execute-taint-eviction-purge-mode <mode>",
+        "purge mode of a taint eviction when the policy sets no failover.cluster behaviour",
+      )
+        .choices(["Directly", "Gracefully"])
+        .default("Gracefully"),
     )
     .addOption(
       durationOption(

@@ -4,14 +4,13 @@
  * failover preserves, and when the binding controller injects it.
  */
 import { describe, expect, it } from "vitest";
-import { labelsToInject } from "../karmada/failover.ts";
+import { labelsToInject, preservedLabelState } from "../karmada/failover.ts";
 import type { AggregatedStatusItem, BindingSpec, GracefulEvictionTask } from "../karmada/types.ts";
 import { FeatureGates } from "../runtime/features.ts";
 import {
   type ApplicationFailoverBehavior,
   applicationEvictionTask,
   detectFailure,
-  preservedLabelState,
   RB_APPLICATION_FAILOVER_CONTROLLER,
   splitByHealth,
 } from "./application-failover.ts";

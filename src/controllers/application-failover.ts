@@ -25,11 +25,15 @@
  * is recorded as an event at once, as our taint manager does.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
-import { evictCluster, purgeModeOf } from "../karmada/failover.ts";
+import {
+  evictCluster,
+  preservedState,
+  purgeModeOf,
+  type StatePreservationRule,
+} from "../karmada/failover.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import { templateRef } from "../karmada/template-ref.ts";
 import type { AggregatedStatusItem, BindingSpec, GracefulEvictionTask } from "../karmada/types.ts";
-import { parseJsonPath } from "../machinery/jsonpath.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import type { FeatureGates } from "../runtime/features.ts";
 import type { ControllerContext } from "./context.ts";
@@ -41,11 +45,6 @@ export const CRB_APPLICATION_FAILOVER_CONTROLLER = "cluster-resource-binding-app
 export const EVICTION_REASON_APPLICATION_FAILURE = "ApplicationFailure";
 /** The CRD's default for `decisionConditions.tolerationSeconds`. */
 const DEFAULT_TOLERATION_SECONDS = 300;
-
-export interface StatePreservationRule {
-  aliasLabelName: string;
-  jsonPath: string;
-}
 
 export interface ApplicationFailoverBehavior {
   decisionConditions?: { tolerationSeconds?: number };
@@ -94,25 +93,6 @@ export function detectFailure(
   return Number.isFinite(next) ? { evict, recheckAfterMs: next } : { evict };
 }
 
-/**
- * The label state a failover keeps: each rule's JSONPath printed against the status the cluster
- * reported (missing keys are errors, as upstream).
- */
-export function preservedLabelState(
-  rules: readonly StatePreservationRule[],
-  status: unknown,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const rule of rules) {
-    try {
-      out[rule.aliasLabelName] = parseJsonPath(rule.jsonPath).execute(status);
-    } catch (err) {
-      throw new Error(`failed to execute jsonpath "${rule.jsonPath}": ${(err as Error).message}`);
-    }
-  }
-  return out;
-}
-
 /** The task an application failure gives the cluster (upstream's buildTaskOptions). */
 export function applicationEvictionTask(
   behavior: ApplicationFailoverBehavior,
@@ -127,15 +107,16 @@ export function applicationEvictionTask(
     reason: EVICTION_REASON_APPLICATION_FAILURE,
     ...(behavior.purgeMode ? { purgeMode: behavior.purgeMode } : {}),
   };
-  const rules = behavior.statePreservation?.rules ?? [];
-  if (features.enabled("StatefulFailoverInjection") && rules.length > 0) {
-    const status = items.find((i) => i.clusterName === cluster)?.status;
-    if (status === undefined || status === null) {
-      throw new Error(`the application status has not yet been collected from Cluster(${cluster})`);
-    }
-    task.preservedLabelState = preservedLabelState(rules, status);
-    task.clustersBeforeFailover = [...clustersBeforeFailover];
-  }
+  Object.assign(
+    task,
+    preservedState(
+      behavior.statePreservation?.rules,
+      items,
+      cluster,
+      clustersBeforeFailover,
+      features.enabled("StatefulFailoverInjection"),
+    ),
+  );
   switch (purgeModeOf(behavior.purgeMode)) {
     case "Gracefully":
       if (!features.enabled("GracefulEviction")) {

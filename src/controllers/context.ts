@@ -52,6 +52,8 @@ export interface ControllerOptions {
   enableTaintManager: boolean;
   /** `--resource-eviction-rate` (0.5): taint evictions per second; 0 means one per 30 minutes. */
   resourceEvictionRate: number;
+  /** `--no-execute-taint-eviction-purge-mode` (Gracefully): a taint eviction's purge mode when the policy names none. */
+  noExecuteTaintEvictionPurgeMode: "Directly" | "Gracefully";
   /** `--graceful-eviction-timeout` (10 m): how long an eviction task without gracePeriodSeconds lasts at most. */
   gracefulEvictionTimeoutMs: number;
   /** `--failover-shadow-mode` (false, ours): the taint manager records the evictions it would make, and makes none. */
@@ -75,6 +77,7 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   failoverEvictionTimeoutMs: 300_000,
   enableTaintManager: true,
   resourceEvictionRate: 0.5,
+  noExecuteTaintEvictionPurgeMode: "Gracefully",
   gracefulEvictionTimeoutMs: 600_000,
   failoverShadowMode: false,
   features: DEFAULT_FEATURE_GATES,

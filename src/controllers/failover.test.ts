@@ -283,3 +283,69 @@ describe("failover shadow mode", () => {
     await env.member("m1").faults.restore();
   }, 60_000);
 });
+
+describe("cluster failover state relay (gate StatefulFailoverInjection)", () => {
+  let env: ClusterTestEnv;
+  let mgr: RunningManager;
+  let bindings: Informer;
+
+  beforeAll(async () => {
+    env = await ClusterTestEnv.start();
+    mgr = env.startManager({
+      controllers: CONTROLLERS,
+      options: {
+        ...FAILOVER,
+        noExecuteTaintEvictionPurgeMode: "Directly",
+        features: new FeatureGates({ Failover: true, StatefulFailoverInjection: true }),
+      },
+    });
+    await env.addMember("m1");
+    await env.join("m1");
+    await env.untilReady("m1", "True", "ClusterReady");
+    bindings = watchBindings(env, KARMADA.resourceBindings, "m1");
+  }, 60_000);
+  afterAll(async () => {
+    bindings?.stop();
+    mgr?.stop();
+    await env?.stop();
+  });
+
+  it("keeps the label state of failover.cluster.statePreservation from what the cluster reported; the flag's purge mode applies without a cluster behaviour", async () => {
+    // Replicas make them workloads: failover leaves anything else where it is.
+    const flink = rb("flink", "m1", {
+      replicas: 1,
+      failover: {
+        cluster: {
+          purgeMode: "Directly",
+          statePreservation: { rules: [{ aliasLabelName: "job-id", jsonPath: "{ .jobStatus.jobID }" }] },
+        },
+      },
+    } as Partial<BindingSpec>);
+    const created = await env.client.create(KARMADA.resourceBindings, flink);
+    await env.client.updateStatus(KARMADA.resourceBindings, {
+      ...created,
+      status: {
+        aggregatedStatus: [
+          { clusterName: "m1", applied: true, health: "Healthy", status: { jobStatus: { jobID: "f00d" } } },
+        ],
+      },
+    });
+    await env.client.create(KARMADA.resourceBindings, rb("plain", "m1", { replicas: 1 }));
+    await env.member("m1").faults.set({ type: "unreachable", mode: "reset" });
+    await until(async () => evictedWith.has("flink") && evictedWith.has("plain"), "both evictions", 30_000);
+    expect(evictedWith.get("flink")).toMatchObject([
+      {
+        fromCluster: "m1",
+        purgeMode: "Directly",
+        reason: "TaintUntolerated",
+        producer: "TaintManager",
+        preservedLabelState: { "job-id": "f00d" },
+        clustersBeforeFailover: ["m1"],
+      },
+    ]);
+    const plain = evictedWith.get("plain")!;
+    expect(plain).toMatchObject([{ fromCluster: "m1", purgeMode: "Directly" }]);
+    expect(plain[0]!.preservedLabelState).toBeUndefined();
+    await env.member("m1").faults.restore();
+  }, 60_000);
+});

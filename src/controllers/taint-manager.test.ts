@@ -177,6 +177,14 @@ describe("clusterPurgeMode", () => {
   ] as Array<[string, unknown, boolean, string]>)("%s", (_name, failover, graceful, expected) => {
     expect(clusterPurgeMode(failover, graceful)).toBe(expected);
   });
+
+  it("--no-execute-taint-eviction-purge-mode decides when the policy has no cluster behaviour", () => {
+    expect(clusterPurgeMode(undefined, true, "Directly")).toBe("Directly");
+    expect(clusterPurgeMode({ application: {} }, true, "Gracefully")).toBe("Gracefully");
+    expect(clusterPurgeMode({ cluster: { purgeMode: "Gracefully" } }, true, "Directly")).toBe("Gracefully");
+    // Without GracefulEviction there is no graceful task to make.
+    expect(clusterPurgeMode(undefined, false, "Gracefully")).toBe("Directly");
+  });
 });
 
 describe("evictCluster", () => {

@@ -34,10 +34,15 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
-import { evictCluster, purgeModeOf } from "../karmada/failover.ts";
+import {
+  evictCluster,
+  preservedState,
+  purgeModeOf,
+  type StatePreservationRule,
+} from "../karmada/failover.ts";
 import { ANNOTATION } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
-import type { BindingSpec, Placement, Taint, Toleration } from "../karmada/types.ts";
+import type { AggregatedStatusItem, BindingSpec, Placement, Taint, Toleration } from "../karmada/types.ts";
 import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
 import { taintToString, tolerates } from "../scheduler/core/tolerations.ts";
@@ -115,11 +120,28 @@ export function appliedTolerations(
   }
 }
 
-/** The purge mode of a taint eviction: the binding's cluster failover behaviour, else the default. */
-export function clusterPurgeMode(failover: unknown, gracefulEviction: boolean): "Directly" | "Gracefully" {
+/**
+ * The purge mode of a taint eviction: the binding's cluster failover behaviour, else
+ * `--no-execute-taint-eviction-purge-mode` (`Directly` whatever it says with GracefulEviction off,
+ * as before that flag existed).
+ */
+export function clusterPurgeMode(
+  failover: unknown,
+  gracefulEviction: boolean,
+  flagMode: "Directly" | "Gracefully" = "Gracefully",
+): "Directly" | "Gracefully" {
   const cluster = isObject(failover) ? failover.cluster : undefined;
   if (isObject(cluster)) return purgeModeOf(cluster.purgeMode) === "Directly" ? "Directly" : "Gracefully";
-  return gracefulEviction ? "Gracefully" : "Directly";
+  return gracefulEviction ? flagMode : "Directly";
+}
+
+/** `spec.failover.cluster.statePreservation.rules` of a binding, if any. */
+function clusterStateRules(failover: unknown): StatePreservationRule[] | undefined {
+  const cluster = isObject(failover) ? failover.cluster : undefined;
+  const preservation = isObject(cluster) ? cluster.statePreservation : undefined;
+  return isObject(preservation) && Array.isArray(preservation.rules)
+    ? (preservation.rules as StatePreservationRule[])
+    : undefined;
 }
 
 /**
@@ -178,10 +200,24 @@ export function taintManagerController(ctx: ControllerContext): Controller {
     noExecuteTaints(taintsOf(clusters.get(undefined, name))).length > 0;
 
   async function evict(key: string, kind: "rb" | "crb", binding: Binding, cluster: string): Promise<void> {
+    const features = ctx.options.features;
+    const before = (binding.spec.clusters ?? []).map((c) => c.name);
     const next = evictCluster(binding.spec, cluster, {
-      purgeMode: clusterPurgeMode(binding.spec.failover, ctx.options.features.enabled("GracefulEviction")),
+      purgeMode: clusterPurgeMode(
+        binding.spec.failover,
+        features.enabled("GracefulEviction"),
+        ctx.options.noExecuteTaintEvictionPurgeMode,
+      ),
       reason: EVICTION_REASON_TAINT_UNTOLERATED,
       producer: EVICTION_PRODUCER_TAINT_MANAGER,
+      // Cluster failover's state relay (v1.12): evaluated now, on what the cluster last reported.
+      ...preservedState(
+        clusterStateRules(binding.spec.failover),
+        (binding.status as { aggregatedStatus?: AggregatedStatusItem[] } | undefined)?.aggregatedStatus ?? [],
+        cluster,
+        before,
+        features.enabled("StatefulFailoverInjection"),
+      ),
     });
     if (!next) return;
     const ref = kind === "crb" ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;

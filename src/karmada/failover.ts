@@ -1,9 +1,59 @@
 /**
  * What failover's producers share (the taint manager, application failover) and what reads
  * their tasks (graceful eviction, the binding controller, policy admission): purge mode names
- * old and new, and moving a cluster from a binding's targets into an eviction task.
+ * old and new, the state an eviction preserves, and moving a cluster from a binding's targets
+ * into an eviction task.
  */
-import type { BindingSpec, GracefulEvictionTask } from "./types.ts";
+import { parseJsonPath } from "../machinery/jsonpath.ts";
+import type { AggregatedStatusItem, BindingSpec, GracefulEvictionTask } from "./types.ts";
+
+export interface StatePreservationRule {
+  aliasLabelName: string;
+  jsonPath: string;
+}
+
+/**
+ * The label state a failover keeps: each rule's JSONPath printed against the status the cluster
+ * reported (missing keys are errors, as upstream).
+ */
+export function preservedLabelState(
+  rules: readonly StatePreservationRule[],
+  status: unknown,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rule of rules) {
+    try {
+      out[rule.aliasLabelName] = parseJsonPath(rule.jsonPath).execute(status);
+    } catch (err) {
+      throw new Error(`failed to execute jsonpath "${rule.jsonPath}": ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * What an eviction task carries for state preservation (gate StatefulFailoverInjection, rules
+ * given): the label state from the status the evicted cluster reported, and the clusters the
+ * binding had before. Throws while that cluster's status is not collected (the eviction is
+ * retried), as upstream.
+ */
+export function preservedState(
+  rules: readonly StatePreservationRule[] | undefined,
+  items: readonly AggregatedStatusItem[],
+  cluster: string,
+  clustersBeforeFailover: readonly string[],
+  injection: boolean,
+): Pick<GracefulEvictionTask, "preservedLabelState" | "clustersBeforeFailover"> {
+  if (!injection || !rules || rules.length === 0) return {};
+  const status = items.find((i) => i.clusterName === cluster)?.status;
+  if (status === undefined || status === null) {
+    throw new Error(`the application status has not yet been collected from Cluster(${cluster})`);
+  }
+  return {
+    preservedLabelState: preservedLabelState(rules, status),
+    clustersBeforeFailover: [...clustersBeforeFailover],
+  };
+}
 
 /**
  * A purge mode in today's names: `Graciously` and `Immediately` (v1.12, deprecated in v1.15)
