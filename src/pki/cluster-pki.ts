@@ -1,0 +1,171 @@
+/**
+ * The certificates and keys one cluster's API server needs, as `karmadactl init` and kubeadm
+ * lay them out: a CA (`ca.crt`, `ca.key`; the user's own when given), a serving certificate
+ * for the places clients reach it (`apiserver.crt`, `apiserver.key`), an administrator's
+ * client certificate (`O=system:masters`), the service-account signing key (`sa.key`,
+ * `sa.pub`), and client certificates for named components. Kept in a directory so a restart
+ * serves with the same CA (and the tokens signed before stay valid); made in memory when no
+ * directory is given.
+ */
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import {
+  type CertificateAndKey,
+  certificateInfo,
+  createCertificateAuthority,
+  generateKeyPem,
+  issueCertificate,
+  publicKeyPemOf,
+} from "./x509.ts";
+
+export const ADMIN_USER = "system:admin";
+export const MASTERS = "system:masters";
+
+/** Where clients reach a local server: loopback by address and name, and this host's name. */
+export function localHosts(): string[] {
+  return [...new Set(["127.0.0.1", "::1", "localhost", hostname()])];
+}
+
+export interface ClusterPki {
+  ca: CertificateAndKey;
+  serving: CertificateAndKey;
+  admin: CertificateAndKey;
+  serviceAccountKeyPem: string;
+}
+
+export interface ClientIdentity {
+  /** File base name (`<name>.crt`, `<name>.key`). */
+  name: string;
+  commonName: string;
+  organizations?: string[];
+}
+
+export interface PkiOptions {
+  /** The CA's common name (e.g. `karmada`, or a member's name). */
+  caName: string;
+  /** Extra host names and addresses for the serving certificate (loopback and this host are always in). */
+  hosts?: readonly string[];
+  /** The user's own CA instead of a new one (`--ca-cert-file`/`--ca-key-file`). */
+  ca?: CertificateAndKey;
+  now?: Date;
+}
+
+const LEAF_VALIDITY_MS = 365 * 86_400_000;
+
+async function leaf(
+  ca: CertificateAndKey,
+  req: {
+    commonName: string;
+    organizations?: readonly string[];
+    hosts?: readonly string[];
+    usage: "server" | "client";
+  },
+  now: Date,
+): Promise<CertificateAndKey> {
+  return issueCertificate(ca, {
+    ...req,
+    notBefore: new Date(now.getTime() - 5 * 60_000),
+    notAfter: new Date(now.getTime() + LEAF_VALIDITY_MS),
+  });
+}
+
+/** A fresh PKI in memory. */
+export async function createClusterPki(opts: PkiOptions): Promise<ClusterPki> {
+  const now = opts.now ?? new Date();
+  const ca = opts.ca ?? (await createCertificateAuthority({ commonName: opts.caName, now }));
+  const hosts = [...new Set([...localHosts(), ...(opts.hosts ?? [])])];
+  return {
+    ca,
+    serving: await leaf(ca, { commonName: `${opts.caName}-apiserver`, hosts, usage: "server" }, now),
+    admin: await leaf(ca, { commonName: ADMIN_USER, organizations: [MASTERS], usage: "client" }, now),
+    serviceAccountKeyPem: generateKeyPem(),
+  };
+}
+
+/** A client certificate signed by the PKI's CA. */
+export function issueClientCertificate(
+  pki: Pick<ClusterPki, "ca">,
+  id: Omit<ClientIdentity, "name">,
+  now = new Date(),
+): Promise<CertificateAndKey> {
+  return leaf(
+    pki.ca,
+    {
+      commonName: id.commonName,
+      ...(id.organizations ? { organizations: id.organizations } : {}),
+      usage: "client",
+    },
+    now,
+  );
+}
+
+async function readPair(dir: string, base: string): Promise<CertificateAndKey | undefined> {
+  const cert = join(dir, `${base}.crt`);
+  const key = join(dir, `${base}.key`);
+  if (!existsSync(cert) || !existsSync(key)) return undefined;
+  return { certPem: await readFile(cert, "utf8"), keyPem: await readFile(key, "utf8") };
+}
+
+async function writePair(dir: string, base: string, pair: CertificateAndKey): Promise<void> {
+  await writeFile(join(dir, `${base}.crt`), pair.certPem, { mode: 0o644 });
+  await writeFile(join(dir, `${base}.key`), pair.keyPem, { mode: 0o600 });
+}
+
+/** A certificate that is missing, expired or expiring within a day is made again. */
+function fresh(pair: CertificateAndKey | undefined, now: Date): pair is CertificateAndKey {
+  if (!pair) return false;
+  return certificateInfo(pair.certPem).notAfter.getTime() > now.getTime() + 86_400_000;
+}
+
+/** Whether a serving certificate names every host wanted. */
+function covers(pair: CertificateAndKey, hosts: readonly string[]): boolean {
+  const info = certificateInfo(pair.certPem);
+  const names = new Set([...info.dnsNames, ...info.ipAddresses]);
+  return hosts.every((h) => names.has(h));
+}
+
+/**
+ * The PKI kept in `dir`: what is there is used (a serving certificate is made again when it
+ * does not cover every host, or is about to expire), what is missing is made and written.
+ * A CA given in `opts.ca` replaces a stored one only when there is none yet.
+ */
+export async function loadOrCreateClusterPki(
+  dir: string,
+  opts: PkiOptions & { clients?: readonly ClientIdentity[] },
+): Promise<ClusterPki & { clients: Record<string, CertificateAndKey> }> {
+  const now = opts.now ?? new Date();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  let ca = await readPair(dir, "ca");
+  if (!ca) {
+    ca = opts.ca ?? (await createCertificateAuthority({ commonName: opts.caName, now }));
+    await writePair(dir, "ca", ca);
+  }
+  const hosts = [...new Set([...localHosts(), ...(opts.hosts ?? [])])];
+  let serving = await readPair(dir, "apiserver");
+  if (!fresh(serving, now) || !covers(serving, hosts)) {
+    serving = await leaf(ca, { commonName: `${opts.caName}-apiserver`, hosts, usage: "server" }, now);
+    await writePair(dir, "apiserver", serving);
+  }
+  const client = async (id: ClientIdentity): Promise<CertificateAndKey> => {
+    const existing = await readPair(dir, id.name);
+    if (fresh(existing, now)) return existing;
+    const made = await issueClientCertificate({ ca: ca! }, id, now);
+    await writePair(dir, id.name, made);
+    return made;
+  };
+  const admin = await client({ name: "admin", commonName: ADMIN_USER, organizations: [MASTERS] });
+  const clients: Record<string, CertificateAndKey> = {};
+  for (const id of opts.clients ?? []) clients[id.name] = await client(id);
+  const saKey = join(dir, "sa.key");
+  let serviceAccountKeyPem: string;
+  if (existsSync(saKey)) serviceAccountKeyPem = await readFile(saKey, "utf8");
+  else {
+    serviceAccountKeyPem = generateKeyPem();
+    await writeFile(saKey, serviceAccountKeyPem, { mode: 0o600 });
+    await writeFile(join(dir, "sa.pub"), publicKeyPemOf(serviceAccountKeyPem), { mode: 0o644 });
+  }
+  return { ca, serving, admin, serviceAccountKeyPem, clients };
+}
