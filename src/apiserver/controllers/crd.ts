@@ -12,6 +12,7 @@ import { decodeStored } from "../objects.ts";
 import { type ResourceType, storagePrefix } from "../resource-type.ts";
 import { CRD_CLEANUP_FINALIZER, deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
+import { followKeys } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 interface Condition {
@@ -96,20 +97,11 @@ export function startCrdController(server: ServerContext): () => void {
     },
   });
 
-  const prefix = storagePrefix(crdType);
-  let watch: { close(): void } | undefined;
-  void (async () => {
-    const { kvs, revision } = await server.store.list(prefix);
-    for (const kv of kvs) queue.add(decodeStored(crdType, kv).metadata.name!);
-    watch = server.store.watch(prefix, revision, {
-      onEvents: (events) => {
-        for (const e of events) if (e.type === "put") queue.add(e.kv.key.slice(prefix.length));
-      },
-      onError: (err) => server.log.error(err, "crd controller watch ended"),
-    });
-  })();
+  const following = followKeys(server, storagePrefix(crdType), "crd", (name, value) => {
+    if (value !== undefined) queue.add(name);
+  });
   return () => {
-    watch?.close();
+    following.stop();
     queue.stop();
   };
 }

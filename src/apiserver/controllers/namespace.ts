@@ -11,6 +11,7 @@ import { decodeStored } from "../objects.ts";
 import { storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
+import { followKeys } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export const NAMESPACE_FINALIZER = "kubernetes";
@@ -162,26 +163,11 @@ export function startNamespaceController(server: ServerContext): () => void {
       return true;
     },
   });
-  const prefix = storagePrefix(nsType);
-  let watch: { close(): void } | undefined;
-  let stopped = false;
-  void (async () => {
-    const { kvs, revision } = await server.store.list(prefix);
-    for (const kv of kvs)
-      if (kv.value.includes('"deletionTimestamp"')) queue.add(kv.key.slice(prefix.length));
-    if (stopped) return;
-    watch = server.store.watch(prefix, revision, {
-      onEvents: (events) => {
-        for (const e of events)
-          if (e.type === "put" && e.kv.value.includes('"deletionTimestamp"'))
-            queue.add(e.kv.key.slice(prefix.length));
-      },
-      onError: (err) => server.log.error(err, "namespace controller watch ended"),
-    });
-  })();
+  const following = followKeys(server, storagePrefix(nsType), "namespace", (name, value) => {
+    if (value?.includes('"deletionTimestamp"')) queue.add(name);
+  });
   return () => {
-    stopped = true;
-    watch?.close();
+    following.stop();
     queue.stop();
   };
 }
