@@ -6,6 +6,9 @@ import type { StoredObject } from "../api/meta.ts";
 import type { Logger } from "../log.ts";
 import type { FieldError } from "../machinery/errors.ts";
 import type { Store } from "../storage/store.ts";
+import type { AuthOutcome } from "./authn/authenticator.ts";
+import type { ServiceAccountTokenSettings } from "./authn/service-account.ts";
+import type { Authorizer } from "./authz/authorizer.ts";
 import type { Registry } from "./registry.ts";
 import type { ResourceType } from "./resource-type.ts";
 
@@ -66,6 +69,12 @@ export interface ServerContext {
   admission: AdmissionPlugin[];
   /** What the server last saw of each namespace, for NamespaceLifecycle checks without a store read. */
   namespaces?: ReadonlyMap<string, "active" | "terminating">;
+  /** Who may do what; undefined: everyone may do everything (`--authorization-mode=AlwaysAllow`). */
+  authorizer?: Authorizer;
+  /** Bearer-token authentication, for TokenReview; undefined: tokens are not authenticated. */
+  authenticateToken?(token: string): Promise<AuthOutcome>;
+  /** Issuing service-account tokens (TokenRequest, token Secrets); undefined: opaque random tokens. */
+  serviceAccountTokens?: ServiceAccountTokenSettings;
   /** Called after an object was written (for in-process reactions such as CRD registration). */
   afterWrite?(rt: ResourceType, obj: StoredObject | undefined, old: StoredObject | undefined): void;
 }

@@ -4,6 +4,8 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { ApiError, badRequest, internalError, methodNotAllowed, pathNotFound } from "../machinery/errors.ts";
+import { authorizeOrThrow } from "./authz/authorizer.ts";
+import { impersonatedUser, requestAttributes, wantsImpersonation } from "./authz/request.ts";
 import { isReviewKind } from "./builtin-types.ts";
 import { decodeObjectBody, decodeOptionsBody, listEnvelope, partialMetadata } from "./codec.ts";
 import type { RequestContext, ServerContext, UserInfo } from "./context.ts";
@@ -16,7 +18,7 @@ import {
 } from "./negotiation.ts";
 import { type OpenApi, openApiV2 } from "./openapi.ts";
 import { checkTypeMeta, parseFieldValidation } from "./prepare.ts";
-import { type ResourceRequest, requestInfo } from "./request-info.ts";
+import { parseQueryBool, type ResourceRequest, requestInfo } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
 import { evaluateReview } from "./reviews.ts";
 import { subresourceHandlers } from "./subresources.ts";
@@ -37,8 +39,13 @@ export interface ApiRequest {
   method: string;
   path: string;
   query: URLSearchParams;
+  /**
+   * Lower-case names. Repeated headers are joined with ", ", except `Impersonate-*` ones,
+   * joined with newlines (their values may hold commas).
+   */
   headers: Record<string, string | undefined>;
   body?: Buffer;
+  /** Who sent the request, as authentication found (impersonation is applied here). */
   user: UserInfo;
   /** `host:port` the client reached, for legacy `/api` discovery. */
   host?: string;
@@ -95,7 +102,7 @@ function errorResponse(err: ApiError): ApiResponse {
 function boolParam(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
-  return v === "true" || v === "1" || v === "";
+  return parseQueryBool(v);
 }
 
 function intParam(q: URLSearchParams, name: string): number | undefined {
@@ -171,7 +178,11 @@ export class ApiHandler {
   }
 
   async #route(req: ApiRequest, ctx: RequestContext): Promise<ApiResponse> {
+    if (wantsImpersonation(req.headers)) {
+      ctx.user = impersonatedUser(req.headers, ctx.user, this.server.authorizer);
+    }
     const info = requestInfo(req.method, req.path, req.query);
+    authorizeOrThrow(this.server.authorizer, requestAttributes(req.method, info, ctx.user));
     if (info.kind === "resource") return this.#resource(req, ctx, info);
     return this.#nonResource(req);
   }
@@ -304,7 +315,8 @@ export class ApiHandler {
       case "create": {
         const body = decodeObjectBody(rt, req.headers["content-type"], req.body ?? Buffer.alloc(0));
         checkTypeMeta(rt, body);
-        if (isReviewKind(rt)) return json(201, evaluateReview(rt, body, ctx));
+        if (isReviewKind(rt))
+          return json(201, await evaluateReview(this.server, rt, body, ctx, info.namespace));
         const created = await createObject(
           this.server,
           ctx,

@@ -1,12 +1,17 @@
 /**
- * node:http adapter for the API handler: bodies in (bounded), JSON out, watch streams as
- * newline-delimited JSON with headers flushed at once and client disconnects noticed.
+ * node:http(s) adapter for the API handler: HTTPS with optional client certificates (or plain
+ * HTTP for `--insecure`), authentication of each request, bodies in (bounded), JSON out, watch
+ * streams as newline-delimited JSON with headers flushed at once and client disconnects
+ * noticed.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
-import { ApiError, internalError, requestEntityTooLarge } from "../machinery/errors.ts";
-import { SYSTEM_ADMIN, type UserInfo } from "./context.ts";
+import { ApiError, internalError, requestEntityTooLarge, unauthorized } from "../machinery/errors.ts";
+import type { AuthOutcome, AuthRequest } from "./authn/authenticator.ts";
+import { SYSTEM_ADMIN } from "./context.ts";
 import type { ApiHandler, ApiResponse } from "./handler.ts";
 import type { ApiWatchEvent } from "./verbs/watch.ts";
 
@@ -15,12 +20,26 @@ export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** A watcher that falls this far behind is cut off rather than buffered without bound. */
 const MAX_WATCH_BACKLOG_BYTES = 64 * 1024 * 1024;
 
+/** What an HTTPS server serves with. */
+export interface ServingTls {
+  /** The serving certificate (and its chain), PEM. */
+  certPem: string;
+  keyPem: string;
+  /** Client certificates are asked for and checked against these CAs (`--client-ca-file`). */
+  clientCaPem?: string;
+}
+
 export interface HttpServerOptions {
   host: string;
   port: number;
   log: Logger;
-  /** Who a request is from; until authentication lands, everyone is the admin. */
-  authenticate?: (req: IncomingMessage) => UserInfo;
+  /** Serve HTTPS; without it, plain HTTP (`--insecure`). */
+  tls?: ServingTls;
+  /**
+   * Who a request is from; a refusal is a 401. Without it every request is system:admin,
+   * which only `--insecure` servers (and tests of other things) do.
+   */
+  authenticate?: (req: AuthRequest) => Promise<AuthOutcome>;
 }
 
 export interface RunningHttpServer {
@@ -150,8 +169,44 @@ async function streamWatch(res: ServerResponse, r: ApiResponse, log: Logger): Pr
   }
 }
 
+/** The client certificate a TLS request came with, read once per connection. */
+const peerCertificates = new WeakMap<TLSSocket, AuthRequest["clientCertificate"] | null>();
+
+function clientCertificateOf(req: IncomingMessage): AuthRequest["clientCertificate"] {
+  const socket = req.socket as TLSSocket;
+  if (typeof socket.getPeerCertificate !== "function") return undefined;
+  let cert = peerCertificates.get(socket);
+  if (cert === undefined) {
+    const peer = socket.getPeerCertificate();
+    const subject = peer?.subject as unknown as Record<string, string | string[] | undefined> | undefined;
+    if (!subject || Object.keys(peer).length === 0) cert = null;
+    else {
+      const o = subject.O;
+      const cn = subject.CN;
+      cert = {
+        commonName: Array.isArray(cn) ? (cn[0] ?? "") : (cn ?? ""),
+        organizations: o === undefined ? [] : Array.isArray(o) ? o : [o],
+        verified: socket.authorized,
+        ...(socket.authorizationError ? { error: String(socket.authorizationError) } : {}),
+      };
+    }
+    peerCertificates.set(socket, cert);
+  }
+  return cert ?? undefined;
+}
+
+/** Headers as the handler takes them (see ApiRequest.headers). */
+function requestHeaders(req: IncomingMessage): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+  for (const [k, v] of Object.entries(req.headersDistinct)) {
+    if (k.startsWith("impersonate-") && v) headers[k] = v.join("\n");
+  }
+  return headers;
+}
+
 export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): Promise<RunningHttpServer> {
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
       const head = req.method === "HEAD";
@@ -175,15 +230,29 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         }
         return;
       }
-      const headers: Record<string, string | undefined> = {};
-      for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+      const headers = requestHeaders(req);
+      let user = SYSTEM_ADMIN;
+      if (opts.authenticate) {
+        const cert = clientCertificateOf(req);
+        const outcome = await opts.authenticate({ headers, ...(cert ? { clientCertificate: cert } : {}) });
+        if ("error" in outcome) {
+          opts.log.debug("unauthorized request", { path: url.pathname, reason: outcome.error });
+          send(
+            res,
+            { status: 401, headers: { "Content-Type": "application/json" }, body: unauthorized().status },
+            head,
+          );
+          return;
+        }
+        user = outcome.user;
+      }
       const response = await handler.handle({
         method: head ? "GET" : (req.method ?? "GET"),
         path: decodePath(url.pathname),
         query: url.searchParams,
         headers,
         body,
-        user: opts.authenticate?.(req) ?? SYSTEM_ADMIN,
+        user,
         host: req.headers.host ?? `${opts.host}:${opts.port}`,
       });
       if (response.watch && response.status === 200) {
@@ -197,7 +266,20 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  });
+  };
+  const tls = opts.tls;
+  const server: Server = tls
+    ? createHttpsServer(
+        {
+          cert: tls.certPem,
+          key: tls.keyPem,
+          minVersion: "TLSv1.2",
+          ALPNProtocols: ["http/1.1"],
+          ...(tls.clientCaPem ? { ca: tls.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}),
+        },
+        listener,
+      )
+    : createServer(listener);
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
@@ -210,7 +292,7 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
       resolve({
         server,
         port,
-        url: `http://${host}:${port}`,
+        url: `${tls ? "https" : "http"}://${host}:${port}`,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

@@ -27,9 +27,36 @@ export type RequestInfo = ResourceRequest | NonResourceRequest;
 
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
+/**
+ * A boolean query parameter: Go's `strconv.ParseBool` spellings (`1 t T TRUE true True`,
+ * `0 f F FALSE false False`); anything else reads as kube-apiserver's parameter conversion
+ * reads it: false only for a case-insensitive "false" or "0", true otherwise (so `?watch` and
+ * `?watch=yes` watch).
+ */
+export function parseQueryBool(value: string): boolean {
+  switch (value) {
+    case "1":
+    case "t":
+    case "T":
+    case "TRUE":
+    case "true":
+    case "True":
+      return true;
+    case "0":
+    case "f":
+    case "F":
+    case "FALSE":
+    case "false":
+    case "False":
+      return false;
+    default:
+      return value.toLowerCase() !== "false";
+  }
+}
+
 function isWatch(query: URLSearchParams): boolean {
   const w = query.get("watch");
-  return w === "true" || w === "1";
+  return w !== null && parseQueryBool(w);
 }
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {

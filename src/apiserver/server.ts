@@ -12,18 +12,48 @@ import type { StoredObject } from "../api/meta.ts";
 import type { CustomResourceDefinition } from "../api/schema.ts";
 import { LuaEngine } from "../interpreter/lua/engine.ts";
 import { type Customizations, checkCustomizations } from "../interpreter/lua/operations.ts";
+import { KARMADA_POLICY } from "../karmada/rbac.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
+import { jwtSigner, jwtVerifier } from "../pki/jws.ts";
+import { type CertificateAndKey, publicKeyPemOf } from "../pki/x509.ts";
 import type { Store, Watch } from "../storage/store.ts";
+import { certificateSigningRequestAdmission } from "./admission/certificates.ts";
+import { rbacEscalationAdmission } from "./admission/rbac-escalation.ts";
 import {
   DEFAULT_SERVICE_IP_OPTIONS,
   followServices,
   ServiceIpAllocator,
   serviceIpAdmission,
 } from "./admission/service-ips.ts";
+import {
+  type AuthOutcome,
+  type AuthRequest,
+  createAuthenticator,
+  type TokenAuthenticator,
+} from "./authn/authenticator.ts";
+import { bootstrapTokenAuthenticator } from "./authn/bootstrap-token.ts";
+import {
+  type ServiceAccountLookup,
+  type ServiceAccountTokenSettings,
+  serviceAccountAuthenticator,
+} from "./authn/service-account.ts";
+import { tokenFileAuthenticator } from "./authn/token-file.ts";
+import { rbacAuthorizer } from "./authz/authorizer.ts";
+import { reconcileBootstrapPolicy } from "./authz/bootstrap-policy.ts";
+import { followRbac, RbacIndex, type RbacResource } from "./authz/rbac.ts";
 import { builtinResourceType, nativeResourceTypes } from "./builtin-types.ts";
-import { type AdmissionPlugin, type Clock, requestContext, type ServerContext } from "./context.ts";
+import {
+  type AdmissionPlugin,
+  type Clock,
+  requestContext,
+  type ServerContext,
+  type UserInfo,
+} from "./context.ts";
+import { startBootstrapTokenControllers } from "./controllers/bootstrap-tokens.ts";
+import { startClusterRoleAggregationController } from "./controllers/clusterrole-aggregation.ts";
 import { startCrdController } from "./controllers/crd.ts";
+import { startCsrSigningController } from "./controllers/csr-signing.ts";
 import { startGarbageCollector } from "./controllers/garbage-collector.ts";
 import { startNamespaceController } from "./controllers/namespace.ts";
 import { startServiceAccountTokenController } from "./controllers/service-account-token.ts";
@@ -32,13 +62,51 @@ import { ApiHandler, type VersionInfo } from "./handler.ts";
 import { decodeStored } from "./objects.ts";
 import { OpenApi } from "./openapi.ts";
 import { Registry } from "./registry.ts";
-import { storagePrefix } from "./resource-type.ts";
+import { storageKey, storagePrefix } from "./resource-type.ts";
 import { listObjects } from "./verbs/read.ts";
 import { DEFAULT_WATCH_SETTINGS, type WatchSettings } from "./verbs/watch.ts";
 import { createObject, updateObject } from "./verbs/write.ts";
 
+/** How requests are authenticated (kube-apiserver's flags in parentheses). */
+export interface AuthenticationOptions {
+  /** Client certificates verified by the TLS layer are accepted (`--client-ca-file`). */
+  clientCertificates?: boolean;
+  /** Static bearer tokens (`--token-auth-file`). */
+  tokenFile?: ReadonlyMap<string, UserInfo>;
+  /** Bootstrap tokens (`--enable-bootstrap-token-auth`). */
+  bootstrapTokens?: boolean;
+  /** Requests without credentials are `system:anonymous` (`--anonymous-auth`, default true). */
+  anonymous?: boolean;
+  /** Service-account tokens: issued with the signing key, checked with the public keys. */
+  serviceAccounts?: {
+    /** `--service-account-issuer` (the first one issues). */
+    issuers: readonly string[];
+    /** `--api-audiences` (default: the issuers). */
+    audiences?: readonly string[];
+    /** `--service-account-signing-key-file`. */
+    signingKeyPem?: string;
+    /** `--service-account-key-file` (the signing key's public half is always accepted too). */
+    publicKeyPems?: readonly string[];
+    /** `--service-account-max-token-expiration` in seconds (0: no limit). */
+    maxExpirationSeconds?: number;
+  };
+}
+
 export interface ApiServerOptions {
   store: Store;
+  /** `--authorization-mode`: RBAC (default; the default roles are created) or AlwaysAllow. */
+  authorization?: "RBAC" | "AlwaysAllow";
+  /** Authentication; without it, every HTTP request is system:admin (`--insecure`). */
+  authentication?: AuthenticationOptions;
+  /** The CA written as `ca.crt` into service-account token Secrets (what clients trust the server with). */
+  rootCaPem?: string;
+  /**
+   * The CA that signs `kubernetes.io/kube-apiserver-client` CSRs (kube-controller-manager's
+   * `--cluster-signing-cert-file`/`--cluster-signing-key-file`); without it nothing is signed.
+   */
+  signingCa?: CertificateAndKey;
+  /** `--cluster-signing-duration` in ms (default one year). */
+  signingDurationMs?: number;
   log?: Logger;
   clock?: Clock;
   admission?: AdmissionPlugin[];
@@ -80,6 +148,10 @@ export class ApiServer {
   readonly context: ServerContext;
   readonly handler: ApiHandler;
   readonly registry: Registry;
+  /** Authenticates HTTP requests; undefined when the server was started without authentication. */
+  authenticate?: (req: AuthRequest) => Promise<AuthOutcome>;
+  /** The RBAC index (undefined with AlwaysAllow), for benchmarks and tests. */
+  rbac?: RbacIndex;
   #stoppers: Array<() => void | Promise<void>> = [];
   #readiness: { ready: boolean };
 
@@ -108,6 +180,7 @@ export class ApiServer {
     context.admission = [
       // What kube-apiserver's own storage does (always on), then the configurable admission.
       serviceIpAdmission(serviceIps),
+      certificateSigningRequestAdmission(),
       ...(opts.admission ??
         (opts.karmada === false
           ? []
@@ -130,6 +203,7 @@ export class ApiServer {
               },
             }))),
     ];
+    const authn = opts.authentication ? configureAuthentication(context, opts.authentication) : undefined;
     const readiness = { ready: false };
     const handler = new ApiHandler(context, new OpenApi(registry), {
       version: VERSION,
@@ -137,6 +211,7 @@ export class ApiServer {
       ready: () => readiness.ready && (opts.ready?.() ?? true),
     });
     const server = new ApiServer(context, handler, readiness);
+    if (authn) server.authenticate = authn;
     const crdType = registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
     context.afterWrite = (rt, obj, old) => {
       if (rt === crdType || rt.storage.resource === crdType.storage.resource) {
@@ -150,18 +225,31 @@ export class ApiServer {
     if (servicesWatch) server.#stoppers.push(() => servicesWatch.close());
     await server.#loadCrds();
     if (opts.karmada !== false) await server.#installCrds(karmadaCrds);
+    await server.#ensureNamespaces(opts.karmada !== false);
+    if ((opts.authorization ?? "RBAC") === "RBAC") await server.#startRbac(opts.karmada !== false);
     if (opts.controllers !== false) {
       server.#stoppers.push(startCrdController(context));
       server.#stoppers.push(await startGarbageCollector(context));
       server.#stoppers.push(startNamespaceController(context));
-      server.#stoppers.push(startServiceAccountTokenController(context));
+      server.#stoppers.push(
+        startServiceAccountTokenController(context, opts.rootCaPem ? { caData: opts.rootCaPem } : {}),
+      );
+      if (server.rbac) server.#stoppers.push(startClusterRoleAggregationController(context));
+      server.#stoppers.push(startBootstrapTokenControllers(context));
+      if (opts.signingCa) {
+        server.#stoppers.push(
+          startCsrSigningController(context, {
+            ca: opts.signingCa,
+            ...(opts.signingDurationMs ? { signingDurationMs: opts.signingDurationMs } : {}),
+          }),
+        );
+      }
     }
     const interval = opts.compactionIntervalMs ?? 5 * 60_000;
     if (interval > 0) server.#startCompaction(interval);
     server.#startProgressNotices(
       Math.max(1000, (opts.watch?.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs) / 2),
     );
-    await server.#ensureNamespaces(opts.karmada !== false);
     readiness.ready = true;
     return server;
   }
@@ -225,6 +313,22 @@ export class ApiServer {
         );
       }
     }
+  }
+
+  /**
+   * RBAC: the default roles and bindings kube-apiserver bootstraps (and Karmada's), then the
+   * index every request is authorized against, fed by store watches.
+   */
+  async #startRbac(karmada: boolean): Promise<void> {
+    await reconcileBootstrapPolicy(this.context, karmada ? [KARMADA_POLICY] : []);
+    const index = new RbacIndex();
+    const prefixOf = (resource: RbacResource): string =>
+      storagePrefix(this.registry.get("rbac.authorization.k8s.io", "v1", resource)!);
+    this.#stoppers.push(await followRbac(this.context, index, prefixOf));
+    this.rbac = index;
+    const authorizer = rbacAuthorizer(index);
+    this.context.authorizer = authorizer;
+    this.context.admission.unshift(rbacEscalationAdmission(authorizer, index));
   }
 
   /** Keeps quiet watchers' revisions fresh, so their bookmarks let clients resume after compaction. */
@@ -310,6 +414,50 @@ async function followNamespaces(context: ServerContext): Promise<Watch | undefin
       context.log.error(err, "namespace cache watch ended");
     },
   });
+}
+
+/**
+ * The authenticator chain for these options, with store lookups for service-account and
+ * bootstrap tokens; also gives the context what TokenReview and TokenRequest need.
+ */
+function configureAuthentication(
+  context: ServerContext,
+  opts: AuthenticationOptions,
+): (req: AuthRequest) => Promise<AuthOutcome> {
+  const lookup: ServiceAccountLookup = {
+    async get(resource, namespace, name) {
+      const rt = context.registry.get("", "v1", resource)!;
+      const { kv } = await context.store.get(storageKey(rt, namespace, name));
+      return kv ? decodeStored(rt, kv) : undefined;
+    },
+  };
+  const now = () => context.clock.now();
+  const tokens: TokenAuthenticator[] = [];
+  if (opts.tokenFile) tokens.push(tokenFileAuthenticator(opts.tokenFile));
+  if (opts.bootstrapTokens) tokens.push(bootstrapTokenAuthenticator(lookup, now));
+  const sa = opts.serviceAccounts;
+  if (sa) {
+    const publicKeys = [...(sa.publicKeyPems ?? [])];
+    if (sa.signingKeyPem) publicKeys.push(publicKeyPemOf(sa.signingKeyPem));
+    const settings: ServiceAccountTokenSettings = {
+      issuers: sa.issuers,
+      audiences: sa.audiences ?? sa.issuers,
+      verifier: jwtVerifier(publicKeys),
+      maxExpirationSeconds: sa.maxExpirationSeconds ?? 0,
+      ...(sa.signingKeyPem ? { signer: jwtSigner(sa.signingKeyPem) } : {}),
+    };
+    context.serviceAccountTokens = settings;
+    tokens.push(serviceAccountAuthenticator(settings, lookup, now));
+  }
+  const authenticator = createAuthenticator({
+    clientCertificates: opts.clientCertificates ?? false,
+    tokens,
+    anonymous: opts.anonymous ?? true,
+    now,
+  });
+  context.authenticateToken = (token) =>
+    authenticator.authenticate({ headers: { authorization: `Bearer ${token}` } });
+  return (req) => authenticator.authenticate(req);
 }
 
 function definitionHash(def: CustomResourceDefinition): string {

@@ -8,9 +8,11 @@ import { badRequest, conflict, methodNotAllowed, OBJECT_MODIFIED } from "../mach
 import { fromLabelSelector, type LabelSelector, selectorToString } from "../machinery/labels.ts";
 import { decodeObjectBody, parseDocument } from "./codec.ts";
 import type { RequestContext } from "./context.ts";
+import { updateApproval } from "./csr-approval.ts";
 import type { ApiHandler, ApiRequest, ApiResponse } from "./handler.ts";
 import type { ResourceRequest } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
+import { tokenRequest } from "./token-request.ts";
 import { applyPatchDocument, patchObject } from "./verbs/patch.ts";
 import { getObject } from "./verbs/read.ts";
 import { updateObject } from "./verbs/write.ts";
@@ -93,16 +95,35 @@ const status = statusLike(
   },
 );
 
-const approval = statusLike(
-  (rt) => rt.group === "certificates.k8s.io" && rt.kind === "CertificateSigningRequest",
-  (incoming, current) => {
-    const next = structuredClone(current);
-    const conditions = isObject(incoming.status) ? incoming.status.conditions : undefined;
-    next.status = { ...(isObject(current.status) ? current.status : {}), conditions };
-    if (incoming.metadata?.resourceVersion) next.metadata.resourceVersion = incoming.metadata.resourceVersion;
-    return next;
+const approval: SubresourceHandler = {
+  supports: (rt) => rt.group === "certificates.k8s.io" && rt.kind === "CertificateSigningRequest",
+  async handle(h, req, ctx, rt, info) {
+    const name = info.name!;
+    if (info.verb === "get") {
+      return ok(
+        200,
+        await getObject(h.server, rt, undefined, name, req.query.get("resourceVersion") ?? undefined),
+      );
+    }
+    const opts = h.writeOptions(req.query, ctx);
+    if (info.verb === "update") {
+      const body = decodeObjectBody(rt, req.headers["content-type"], req.body ?? Buffer.alloc(0));
+      return ok(200, await updateApproval(h.server, ctx, rt, name, () => structuredClone(body), true, opts));
+    }
+    if (info.verb === "patch") {
+      const contentType = req.headers["content-type"] ?? "";
+      const type = contentType.includes("json-patch")
+        ? "json"
+        : contentType.includes("strategic")
+          ? "strategic"
+          : "merge";
+      const document = parseDocument((req.body ?? Buffer.alloc(0)).toString("utf8") || "{}", "json");
+      const next = (cur: StoredObject) => applyPatchDocument(rt, type, cur, document);
+      return ok(200, await updateApproval(h.server, ctx, rt, name, next, false, opts));
+    }
+    notAllowed(info, rt);
   },
-);
+};
 
 const finalize: SubresourceHandler = {
   supports: (rt) => rt.group === "" && rt.kind === "Namespace",
@@ -267,4 +288,10 @@ const scale: SubresourceHandler = {
   },
 };
 
-export const subresourceHandlers: Record<string, SubresourceHandler> = { status, scale, finalize, approval };
+export const subresourceHandlers: Record<string, SubresourceHandler> = {
+  status,
+  scale,
+  finalize,
+  approval,
+  token: tokenRequest,
+};

@@ -190,9 +190,9 @@ describe("http client: kubeconfigs and credentials", () => {
   beforeAll(async () => {
     api = await startConformanceServer({
       http: {
-        authenticate: (req) => {
+        authenticate: async (req) => {
           authorizations.push(req.headers.authorization);
-          return SYSTEM_ADMIN;
+          return { user: SYSTEM_ADMIN };
         },
       },
     });

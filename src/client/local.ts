@@ -3,6 +3,7 @@
  * no JSON. What controllers running next to the API server use.
  */
 import { type KubeObject, parseApiVersion, type StoredObject } from "../api/meta.ts";
+import { authorizeOrThrow, isMaster } from "../apiserver/authz/authorizer.ts";
 import {
   type RequestContext,
   requestContext,
@@ -10,10 +11,11 @@ import {
   SYSTEM_ADMIN,
   type UserInfo,
 } from "../apiserver/context.ts";
+import { updateApproval } from "../apiserver/csr-approval.ts";
 import { checkTypeMeta, type FieldValidation } from "../apiserver/prepare.ts";
 import type { ResourceType } from "../apiserver/resource-type.ts";
 import { deleteObject } from "../apiserver/verbs/delete.ts";
-import { patchWith } from "../apiserver/verbs/patch.ts";
+import { applyPatchDocument, patchWith } from "../apiserver/verbs/patch.ts";
 import { getObject, listObjects } from "../apiserver/verbs/read.ts";
 import { startWatch } from "../apiserver/verbs/watch.ts";
 import {
@@ -65,13 +67,37 @@ export class LocalClient implements Client {
     return rt;
   }
 
+  /** Authorizes a call as the HTTP handler would the same request (a 403 otherwise). */
+  #authorize(
+    verb: string,
+    res: ResourceRef,
+    namespace: string | undefined,
+    name = "",
+    subresource = "",
+  ): void {
+    const authorizer = this.#server.authorizer;
+    if (!authorizer || isMaster(this.#user)) return;
+    const ns = namespace ?? (res.group === "" && res.resource === "namespaces" ? name : "");
+    authorizeOrThrow(authorizer, {
+      kind: "resource",
+      user: this.#user,
+      verb,
+      apiGroup: res.group,
+      apiVersion: res.version,
+      resource: res.resource,
+      subresource,
+      namespace: ns,
+      name,
+    });
+  }
+
   /**
    * The verbs called here serve the object and its `/status`; other subresources (`/scale`)
    * answer in other shapes that only the HTTP handler builds, so refuse them rather than
    * silently reading or patching the main object.
    */
-  #checkSubresource(subresource: string | undefined): void {
-    if (subresource !== undefined && subresource !== "status") {
+  #checkSubresource(subresource: string | undefined, also?: string): void {
+    if (subresource !== undefined && subresource !== "status" && subresource !== also) {
       throw badRequest(`the in-process client does not serve the "${subresource}" subresource`);
     }
   }
@@ -91,11 +117,13 @@ export class LocalClient implements Client {
     opts: { resourceVersion?: string; subresource?: string } = {},
   ): Promise<StoredObject> {
     this.#checkSubresource(opts.subresource);
+    this.#authorize("get", res, namespace, name, opts.subresource);
     return getObject(this.#server, this.#type(res), namespace, name, opts.resourceVersion);
   }
 
   async list(res: ResourceRef, namespace: string | undefined, opts: ListOptions = {}): Promise<ObjectList> {
     const rt = this.#type(res);
+    this.#authorize("list", res, namespace);
     const page = await listObjects(this.#server, rt, namespace, opts);
     const metadata: ObjectList["metadata"] = { resourceVersion: page.resourceVersion };
     if (page.continue) metadata.continue = page.continue;
@@ -122,6 +150,7 @@ export class LocalClient implements Client {
       let rt: ResourceType;
       try {
         rt = this.#type(res);
+        this.#authorize("watch", res, namespace);
       } catch (err) {
         reject(err);
         return;
@@ -150,6 +179,7 @@ export class LocalClient implements Client {
     const rt = this.#type(res);
     const body = toJson(obj) as StoredObject;
     checkTypeMeta(rt, body);
+    this.#authorize("create", res, rt.namespaced ? body.metadata.namespace : undefined);
     return createObject(
       this.#server,
       this.#ctx(),
@@ -171,6 +201,7 @@ export class LocalClient implements Client {
     checkTypeMeta(rt, body);
     const name = body.metadata.name;
     if (!name) throw notFound({ group: rt.group, resource: rt.plural }, "");
+    this.#authorize("update", res, rt.namespaced ? body.metadata.namespace : undefined, name, subresource);
     return updateObject(
       this.#server,
       this.#ctx(),
@@ -203,8 +234,23 @@ export class LocalClient implements Client {
     patch: unknown,
     opts: PatchOptions = {},
   ): Promise<StoredObject> {
-    this.#checkSubresource(opts.subresource);
-    const result = await patchWith(this.#server, this.#ctx(), this.#type(res), {
+    this.#checkSubresource(opts.subresource, "approval");
+    this.#authorize("patch", res, namespace, name, opts.subresource);
+    const rt = this.#type(res);
+    if (opts.subresource === "approval" && type !== "apply") {
+      // A CSR's approval takes only conditions and needs `approve` on the signer.
+      const document = toJson(patch);
+      return updateApproval(
+        this.#server,
+        this.#ctx(),
+        rt,
+        name,
+        (cur) => applyPatchDocument(rt, type, cur, document),
+        false,
+        this.#writeOptions(opts),
+      );
+    }
+    const result = await patchWith(this.#server, this.#ctx(), rt, {
       namespace,
       name,
       subresource: opts.subresource,
@@ -224,6 +270,7 @@ export class LocalClient implements Client {
     opts: DeleteOptions = {},
   ): Promise<StoredObject | undefined> {
     const { dryRun, ...rest } = opts;
+    this.#authorize("delete", res, namespace, name);
     const result = await deleteObject(this.#server, this.#ctx(), this.#type(res), namespace, name, {
       ...rest,
       ...(dryRun ? { dryRun: ["All"] } : {}),

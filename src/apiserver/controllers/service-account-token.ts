@@ -4,16 +4,19 @@
  * account's uid annotation and `token`, `namespace` and `ca.crt` data. `karmadactl join`
  * creates such secrets and waits for them to be filled.
  *
- * The token is an opaque random string until the server authenticates requests; then this
- * is where signed tokens will be minted.
+ * With a service-account signing key the token is a legacy service-account JWT the server
+ * authenticates for as long as the Secret holds it; without one (a server started without
+ * authentication) it is an opaque random string.
  */
 import { randomBytes } from "node:crypto";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { isConflict, isNotFound } from "../../machinery/errors.ts";
 import { WorkQueue } from "../../runtime/queue.ts";
+import { issueLegacyToken } from "../authn/service-account.ts";
 import type { ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
+import { followKeys } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export const SA_TOKEN_TYPE = "kubernetes.io/service-account-token";
@@ -42,7 +45,11 @@ export function startServiceAccountTokenController(
     // The account may be created right after its secret: try again shortly.
     if (!sa.kv) return { requeueAfterMs: 500 };
     const uid = decodeStored(accounts, sa.kv).metadata.uid!;
-    const token = randomBytes(32).toString("base64url");
+    const signer = server.serviceAccountTokens?.signer;
+    const namespace = secret.metadata.namespace ?? "";
+    const token = signer
+      ? issueLegacyToken(signer, { namespace, name: secret.metadata.name! }, { name: account, uid })
+      : randomBytes(32).toString("base64url");
     await writer
       .change(secrets, secret, (cur: StoredObject) => ({
         ...cur,
@@ -67,24 +74,11 @@ export function startServiceAccountTokenController(
       return true;
     },
   });
-  let watch: { close(): void } | undefined;
-  let stopped = false;
-  const wanted = (value: string): boolean => value.includes(SA_TOKEN_TYPE);
-  void (async () => {
-    const { kvs, revision } = await server.store.list(prefix);
-    for (const kv of kvs) if (wanted(kv.value)) queue.add(kv.key.slice(prefix.length));
-    if (stopped) return;
-    watch = server.store.watch(prefix, revision, {
-      onEvents: (events) => {
-        for (const e of events)
-          if (e.type === "put" && wanted(e.kv.value)) queue.add(e.kv.key.slice(prefix.length));
-      },
-      onError: (err) => server.log.error(err, "service account token watch ended"),
-    });
-  })();
+  const following = followKeys(server, prefix, "serviceaccount-token", (key, value) => {
+    if (value?.includes(SA_TOKEN_TYPE)) queue.add(key);
+  });
   return () => {
-    stopped = true;
-    watch?.close();
+    following.stop();
     queue.stop();
   };
 }

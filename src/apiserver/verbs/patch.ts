@@ -20,7 +20,7 @@ import type { ApiHandler, ApiRequest } from "../handler.ts";
 import { mediaTypeOf, PATCH_TYPES } from "../negotiation.ts";
 import { applyConfig } from "../ownership.ts";
 import { checkTypeMeta } from "../prepare.ts";
-import type { ResourceRequest } from "../request-info.ts";
+import { parseQueryBool, type ResourceRequest } from "../request-info.ts";
 import type { ResourceType } from "../resource-type.ts";
 import { createObject, updateObject, type WriteOptions } from "./write.ts";
 
@@ -103,7 +103,7 @@ export async function patchObject(
     subresource,
     type,
     document,
-    force: force === null ? undefined : force === "true",
+    force: force === null ? undefined : parseQueryBool(force),
     options: h.writeOptions(q, ctx),
     explicitFieldManager: q.get("fieldManager") !== null && q.get("fieldManager") !== "",
   });

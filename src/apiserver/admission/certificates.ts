@@ -1,0 +1,112 @@
+/**
+ * CertificateSigningRequests as kube-apiserver's strategy and certificate admission plugins
+ * treat them:
+ * - on create, `spec.username`, `uid`, `groups` and `extra` become the requester's (a
+ *   signer's approver trusts them), the status starts empty, and the request's
+ *   self-signature must check out; the `kubernetes.io/kube-apiserver-client` signer will not
+ *   take a `system:masters` subject (CertificateSubjectRestriction);
+ * - the spec never changes after create;
+ * - `/approval` needs `approve` on `signers` named the signer (or `<domain>/*`) besides the
+ *   RBAC on the subresource (CertificateApproval).
+ */
+import { isObject, type StoredObject } from "../../api/meta.ts";
+import { ApiError, type FieldError } from "../../machinery/errors.ts";
+import { parseCertificateRequest } from "../../pki/x509.ts";
+import { MASTERS_GROUP } from "../authz/authorizer.ts";
+import type { AdmissionPlugin, RequestContext, ServerContext } from "../context.ts";
+
+export const KUBE_APISERVER_CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client";
+
+function csrForbidden(name: string, message: string): ApiError {
+  return new ApiError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: `certificatesigningrequests.certificates.k8s.io "${name}" is forbidden: ${message}`,
+    reason: "Forbidden",
+    details: { name, group: "certificates.k8s.io", kind: "certificatesigningrequests" },
+    code: 403,
+  });
+}
+
+function specOf(obj: StoredObject): Record<string, unknown> {
+  return isObject(obj.spec) ? obj.spec : {};
+}
+
+export function certificateSigningRequestAdmission(): AdmissionPlugin {
+  return {
+    name: "CertificateSigningRequest",
+    handles: (rt) => rt.group === "certificates.k8s.io" && rt.kind === "CertificateSigningRequest",
+    mutate(obj, old, op, ctx) {
+      if (op === "UPDATE" && old) {
+        obj.spec = structuredClone(old.spec);
+        return;
+      }
+      if (op !== "CREATE") return;
+      const spec = specOf(obj);
+      spec.username = ctx.user.name;
+      if (ctx.user.uid) spec.uid = ctx.user.uid;
+      else delete spec.uid;
+      spec.groups = [...ctx.user.groups];
+      if (ctx.user.extra) spec.extra = structuredClone(ctx.user.extra);
+      else delete spec.extra;
+      obj.spec = spec;
+      obj.status = {};
+    },
+    async validate(obj, _old, op) {
+      if (op !== "CREATE") return [];
+      const spec = specOf(obj);
+      if (typeof spec.request !== "string") return [];
+      const pem = Buffer.from(spec.request, "base64").toString("utf8");
+      let subject: { organizations: string[]; signatureValid: boolean };
+      try {
+        subject = await parseCertificateRequest(pem);
+      } catch {
+        // The PEM shape itself is reported by the CSR's validation.
+        return [];
+      }
+      const errors: FieldError[] = [];
+      if (!subject.signatureValid) {
+        errors.push({
+          type: "FieldValueInvalid",
+          field: "spec.request",
+          value: spec.request,
+          detail: "x509: ECDSA verification failure",
+        });
+      }
+      if (spec.signerName === KUBE_APISERVER_CLIENT_SIGNER && subject.organizations.includes(MASTERS_GROUP)) {
+        throw csrForbidden(
+          obj.metadata.name ?? "",
+          "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed",
+        );
+      }
+      return errors;
+    },
+  };
+}
+
+/** CertificateApproval: the approver must hold `approve` on the signer. */
+export function authorizeApproval(server: ServerContext, ctx: RequestContext, csr: StoredObject): void {
+  const authorizer = server.authorizer;
+  if (!authorizer) return;
+  const signer = String(specOf(csr).signerName ?? "");
+  const ask = (name: string) =>
+    authorizer.authorize({
+      kind: "resource",
+      user: ctx.user,
+      verb: "approve",
+      apiGroup: "certificates.k8s.io",
+      apiVersion: "*",
+      resource: "signers",
+      subresource: "",
+      namespace: "",
+      name,
+    }).allowed;
+  const domain = signer.split("/")[0] ?? "";
+  if (ask(signer) || ask(`${domain}/*`)) return;
+  throw csrForbidden(
+    csr.metadata.name ?? "",
+    `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`,
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * kube-controller-manager's bootstrap-token controllers, run next to the API server:
+ * - bootstrapsigner: ConfigMap `kube-public/cluster-info` carries, for every valid token
+ *   that may sign, `jws-kubeconfig-<token-id>`: the token's detached JWS over the
+ *   ConfigMap's `kubeconfig`; entries of tokens gone, expired or no longer signing are
+ *   removed. Without the ConfigMap (or its `kubeconfig`) it does nothing.
+ * - tokencleaner: expired bootstrap-token Secrets are deleted.
+ */
+import {
+  BOOTSTRAP_TOKEN_NAMESPACE,
+  BOOTSTRAP_TOKEN_TYPE,
+  bootstrapTokenExpired,
+  CLUSTER_INFO_NAME,
+  CLUSTER_INFO_NAMESPACE,
+  JWS_KEY_PREFIX,
+  readBootstrapToken,
+} from "../../api/bootstrap-token.ts";
+import { isObject, type StoredObject } from "../../api/meta.ts";
+import { isConflict, isNotFound } from "../../machinery/errors.ts";
+import { bootstrapSignature } from "../../pki/jws.ts";
+import { WorkQueue } from "../../runtime/queue.ts";
+import { requestContext, type ServerContext } from "../context.ts";
+import { decodeStored } from "../objects.ts";
+import { storageKey, storagePrefix } from "../resource-type.ts";
+import { deleteObject } from "../verbs/delete.ts";
+import { followKeys } from "./follow.ts";
+import { systemWriter } from "./writer.ts";
+
+/** The `jws-kubeconfig-*` entries `cluster-info` should have, and when the earliest signing token expires. */
+export function clusterInfoSignatures(
+  kubeconfig: string,
+  secrets: readonly StoredObject[],
+  now: number,
+): { signatures: Record<string, string>; nextExpiry?: number } {
+  const signatures: Record<string, string> = {};
+  let nextExpiry: number | undefined;
+  for (const secret of secrets) {
+    if (secret.metadata.deletionTimestamp) continue;
+    const token = readBootstrapToken(secret);
+    if (!token || !token.usages.includes("signing") || bootstrapTokenExpired(token, now)) continue;
+    const key = `${JWS_KEY_PREFIX}${token.id}`;
+    if (key in signatures) continue;
+    signatures[key] = bootstrapSignature(kubeconfig, token.id, token.secret);
+    if (token.expiration !== undefined) nextExpiry = Math.min(nextExpiry ?? Infinity, token.expiration);
+  }
+  return nextExpiry === undefined ? { signatures } : { signatures, nextExpiry };
+}
+
+export function startBootstrapTokenControllers(server: ServerContext): () => void {
+  const secrets = server.registry.get("", "v1", "secrets")!;
+  const configMaps = server.registry.get("", "v1", "configmaps")!;
+  const writer = systemWriter(server, "bootstrap-signer");
+  const secretPrefix = storagePrefix(secrets, BOOTSTRAP_TOKEN_NAMESPACE);
+  const clusterInfoKey = storageKey(configMaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME);
+
+  const sign = async (): Promise<{ requeueAfterMs: number } | undefined> => {
+    const { kv } = await server.store.get(clusterInfoKey);
+    if (!kv) return undefined;
+    const cm = decodeStored(configMaps, kv);
+    const data = isObject(cm.data) ? (cm.data as Record<string, string>) : {};
+    if (typeof data.kubeconfig !== "string" || data.kubeconfig === "") return undefined;
+    const { kvs } = await server.store.list(secretPrefix);
+    const tokens = kvs.map((s) => decodeStored(secrets, s)).filter((s) => s.type === BOOTSTRAP_TOKEN_TYPE);
+    const now = server.clock.now();
+    const { signatures, nextExpiry } = clusterInfoSignatures(data.kubeconfig, tokens, now);
+    const current = Object.fromEntries(Object.entries(data).filter(([k]) => k.startsWith(JWS_KEY_PREFIX)));
+    if (
+      JSON.stringify(Object.entries(current).sort()) !== JSON.stringify(Object.entries(signatures).sort())
+    ) {
+      await writer
+        .change(configMaps, cm, (cur) => {
+          const curData = isObject(cur.data) ? (cur.data as Record<string, string>) : {};
+          const kept = Object.fromEntries(
+            Object.entries(curData).filter(([k]) => !k.startsWith(JWS_KEY_PREFIX)),
+          );
+          return { ...cur, data: { ...kept, ...signatures } };
+        })
+        .catch((err) => {
+          if (!isNotFound(err) && !isConflict(err)) throw err;
+        });
+    }
+    return nextExpiry === undefined ? undefined : { requeueAfterMs: Math.max(0, nextExpiry - now) + 1000 };
+  };
+
+  const clean = async (name: string): Promise<{ requeueAfterMs: number } | undefined> => {
+    const { kv } = await server.store.get(`${secretPrefix}${name}`);
+    if (!kv) return undefined;
+    const secret = decodeStored(secrets, kv);
+    const token = readBootstrapToken(secret);
+    if (!token || secret.metadata.deletionTimestamp) return undefined;
+    const now = server.clock.now();
+    if (!bootstrapTokenExpired(token, now)) {
+      return token.expiration === undefined ? undefined : { requeueAfterMs: token.expiration - now + 1000 };
+    }
+    await deleteObject(server, requestContext(), secrets, BOOTSTRAP_TOKEN_NAMESPACE, name, {
+      preconditions: { uid: secret.metadata.uid! },
+    }).catch((err) => {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    });
+    return undefined;
+  };
+
+  const onError = (what: string) => (key: string, err: unknown) => {
+    server.log.error(err, what, { key });
+    return true;
+  };
+  const signer = new WorkQueue(sign, { baseDelayMs: 50, onError: onError("bootstrap signing failed") });
+  const cleaner = new WorkQueue(clean, {
+    baseDelayMs: 50,
+    onError: onError("bootstrap token cleaning failed"),
+  });
+  const followSecrets = followKeys(server, secretPrefix, "bootstrap-tokens", (name, value) => {
+    if (value !== undefined && !value.includes(BOOTSTRAP_TOKEN_TYPE)) return;
+    signer.add("cluster-info");
+    if (value !== undefined) cleaner.add(name);
+  });
+  const followClusterInfo = followKeys(
+    server,
+    storagePrefix(configMaps, CLUSTER_INFO_NAMESPACE),
+    "bootstrap-signer",
+    (name) => {
+      if (name === CLUSTER_INFO_NAME) signer.add("cluster-info");
+    },
+  );
+  return () => {
+    followSecrets.stop();
+    followClusterInfo.stop();
+    signer.stop();
+    cleaner.stop();
+  };
+}

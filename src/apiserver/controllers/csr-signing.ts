@@ -1,0 +1,216 @@
+/**
+ * The `kubernetes.io/kube-apiserver-client` signer and the CSR cleaner (kube-controller-
+ * manager's csrsigning and csrcleaner), run next to the API server, which holds the CA.
+ *
+ * Signing: an Approved, not Failed request for this signer without a certificate gets one,
+ * signed by the cluster CA, with the request's subject and names, for its usages, for
+ * `expirationSeconds` clamped to [10 min, the signing duration (1 year)], backdated 5
+ * minutes (and ending 5 minutes early unless shorter than 8 hours), never past the CA's own
+ * expiry. Usages other than digital signature, key encipherment and client auth, or no
+ * client auth, make the request Failed (SignerValidationFailure).
+ *
+ * Cleaning, hourly: approved-and-issued, denied and failed requests an hour after their last
+ * update, pending ones after a day, and issued ones whose certificate has expired.
+ */
+import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
+import { isConflict, isNotFound } from "../../machinery/errors.ts";
+import {
+  type CertificateAndKey,
+  certificateInfo,
+  issueCertificate,
+  parseCertificateRequest,
+} from "../../pki/x509.ts";
+import { WorkQueue } from "../../runtime/queue.ts";
+import { KUBE_APISERVER_CLIENT_SIGNER } from "../admission/certificates.ts";
+import { requestContext, type ServerContext } from "../context.ts";
+import { decodeStored } from "../objects.ts";
+import { storageKey, storagePrefix } from "../resource-type.ts";
+import { deleteObject } from "../verbs/delete.ts";
+import { followKeys } from "./follow.ts";
+import { systemWriter } from "./writer.ts";
+
+export interface CsrSigningOptions {
+  /** The CA that signs (`--cluster-signing-cert-file`, `--cluster-signing-key-file`). */
+  ca: CertificateAndKey;
+  /** `--cluster-signing-duration` (default one year). */
+  signingDurationMs?: number;
+  /** How often old requests are removed (default one hour). */
+  cleanIntervalMs?: number;
+}
+
+const YEAR_MS = 365 * 24 * 3_600_000;
+const BACKDATE_MS = 5 * 60_000;
+const HOUR_MS = 3_600_000;
+const ALLOWED_CLIENT_USAGES = ["digital signature", "key encipherment", "client auth"];
+
+interface Condition {
+  type?: unknown;
+  status?: unknown;
+  lastUpdateTime?: unknown;
+}
+
+function conditionsOf(csr: StoredObject): Condition[] {
+  const status = isObject(csr.status) ? csr.status : {};
+  return Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
+}
+
+const has = (csr: StoredObject, type: string) =>
+  conditionsOf(csr).some((c) => c.type === type && c.status === "True");
+const certificateOf = (csr: StoredObject): string =>
+  isObject(csr.status) && typeof csr.status.certificate === "string" ? csr.status.certificate : "";
+
+/** Why a client-certificate request cannot be signed, or undefined. */
+export function clientUsageProblem(usages: readonly string[]): string | undefined {
+  const bad = usages.find((u) => !ALLOWED_CLIENT_USAGES.includes(u));
+  if (bad) return `invalid usage for client certificate: ${bad}`;
+  if (!usages.includes("client auth")) return "missing required usage for client certificate: client auth";
+  return undefined;
+}
+
+export function startCsrSigningController(server: ServerContext, opts: CsrSigningOptions): () => void {
+  const rt = server.registry.get("certificates.k8s.io", "v1", "certificatesigningrequests")!;
+  const writer = systemWriter(server, "csrsigning-controller");
+  const signingDuration = opts.signingDurationMs ?? YEAR_MS;
+  const caExpiry = certificateInfo(opts.ca.certPem).notAfter.getTime();
+
+  const fail = (csr: StoredObject, message: string) =>
+    writer.change(
+      rt,
+      csr,
+      (cur) => ({
+        ...cur,
+        status: {
+          ...(isObject(cur.status) ? cur.status : {}),
+          conditions: [
+            ...conditionsOf(cur),
+            {
+              type: "Failed",
+              status: "True",
+              reason: "SignerValidationFailure",
+              message,
+              lastUpdateTime: rfc3339(server.clock.now()),
+            },
+          ],
+        },
+      }),
+      "status",
+    );
+
+  const reconcile = async (name: string): Promise<undefined> => {
+    const { kv } = await server.store.get(storageKey(rt, undefined, name));
+    if (!kv) return undefined;
+    const csr = decodeStored(rt, kv);
+    const spec = isObject(csr.spec) ? csr.spec : {};
+    if (spec.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return undefined;
+    if (!has(csr, "Approved") || has(csr, "Failed") || certificateOf(csr)) return undefined;
+    const usages = Array.isArray(spec.usages)
+      ? spec.usages.filter((u): u is string => typeof u === "string")
+      : [];
+    const problem = clientUsageProblem(usages);
+    let request: Awaited<ReturnType<typeof parseCertificateRequest>> | undefined;
+    try {
+      request = await parseCertificateRequest(
+        Buffer.from(String(spec.request ?? ""), "base64").toString("utf8"),
+      );
+    } catch (err) {
+      await fail(csr, (err as Error).message);
+      return undefined;
+    }
+    if (problem) {
+      await fail(csr, problem);
+      return undefined;
+    }
+    const now = server.clock.now();
+    const requested =
+      typeof spec.expirationSeconds === "number" ? spec.expirationSeconds * 1000 : signingDuration;
+    const ttl = Math.min(Math.max(requested, 10 * 60_000), signingDuration);
+    const notAfter = Math.min(now + ttl - (ttl < 8 * HOUR_MS ? 0 : BACKDATE_MS), caExpiry);
+    if (notAfter <= now) {
+      await fail(csr, `the signer has expired: NotAfter=${new Date(caExpiry).toISOString()}`);
+      return undefined;
+    }
+    const issued = await issueCertificate(opts.ca, {
+      commonName: request.commonName,
+      organizations: request.organizations,
+      hosts: [...request.dnsNames, ...request.ipAddresses],
+      usage: "client",
+      kubernetesUsages: usages,
+      publicKeyPem: request.publicKeyPem,
+      notBefore: new Date(now - BACKDATE_MS),
+      notAfter: new Date(notAfter),
+    });
+    await writer
+      .change(
+        rt,
+        csr,
+        (cur) => {
+          if (certificateOf(cur)) return cur;
+          return {
+            ...cur,
+            status: {
+              ...(isObject(cur.status) ? cur.status : {}),
+              certificate: Buffer.from(issued.certPem).toString("base64"),
+            },
+          };
+        },
+        "status",
+      )
+      .catch((err) => {
+        if (!isNotFound(err) && !isConflict(err)) throw err;
+      });
+    return undefined;
+  };
+
+  const queue = new WorkQueue(reconcile, {
+    baseDelayMs: 50,
+    onError: (key, err) => {
+      server.log.error(err, "csr signing failed", { name: key });
+      return true;
+    },
+  });
+  const following = followKeys(server, storagePrefix(rt), "csrsigning", (name, value) => {
+    if (value?.includes('"Approved"')) queue.add(name);
+  });
+
+  const clean = async (): Promise<void> => {
+    const now = server.clock.now();
+    const { kvs } = await server.store.list(storagePrefix(rt));
+    for (const kv of kvs) {
+      const csr = decodeStored(rt, kv);
+      if (!shouldClean(csr, now)) continue;
+      await deleteObject(server, requestContext(), rt, undefined, csr.metadata.name!, {}).catch((err) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
+  };
+  const timer = setInterval(() => {
+    void clean().catch((err) => server.log.error(err, "csr cleaning failed"));
+  }, opts.cleanIntervalMs ?? HOUR_MS);
+  timer.unref();
+
+  return () => {
+    clearInterval(timer);
+    following.stop();
+    queue.stop();
+  };
+}
+
+/** Whether the CSR cleaner removes this request now. */
+export function shouldClean(csr: StoredObject, now: number): boolean {
+  const olderThan = (t: unknown, ms: number) => typeof t === "string" && Date.parse(t) + ms < now;
+  const conditions = conditionsOf(csr);
+  const cert = certificateOf(csr);
+  for (const c of conditions) {
+    if (c.type === "Approved" && cert && olderThan(c.lastUpdateTime, HOUR_MS)) return true;
+    if ((c.type === "Denied" || c.type === "Failed") && olderThan(c.lastUpdateTime, HOUR_MS)) return true;
+  }
+  if (conditions.length === 0 && olderThan(csr.metadata.creationTimestamp, 24 * HOUR_MS)) return true;
+  if (cert && conditions.some((c) => c.type === "Approved")) {
+    try {
+      return certificateInfo(Buffer.from(cert, "base64").toString("utf8")).notAfter.getTime() < now;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
