@@ -21,7 +21,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { StoredObject } from "../src/api/meta.ts";
 import { runUp } from "../src/bin/up.ts";
-import { type Client, RESOURCES } from "../src/client/client.ts";
+import { RESOURCES } from "../src/client/client.ts";
+import type { HttpClient } from "../src/client/http.ts";
 import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
 import { KARMADA } from "../src/karmada/resources.ts";
 import { createLogger, silentLogger } from "../src/log.ts";
@@ -142,9 +143,9 @@ export async function failoverBench(cfg: FailoverConfig, row: Row): Promise<numb
     const connect = async (context: string) =>
       httpClientFor(await loadKubeconfig({ path: up.kubeconfig, context }));
     const cp = await connect("karmada-apiserver");
-    const members = new Map<string, Client>();
+    // The members' admin clients (their admin endpoints take the same credentials as the API).
+    const members = new Map<string, HttpClient>();
     for (const m of up.members) members.set(m.name, await connect(m.name));
-    const urlOf = (name: string) => up.members.find((m) => m.name === name)!.url;
 
     const targetsOf = async (name: string): Promise<string[]> => {
       const rb = await cp.get(KARMADA.resourceBindings, NS, `${name}-deployment`);
@@ -192,10 +193,10 @@ export async function failoverBench(cfg: FailoverConfig, row: Row): Promise<numb
         await cp.create(KARMADA.propagationPolicies, policy(name, clusters, kind));
         const from = await runningOn(name);
         const started = performance.now();
-        const set = (await sendFault(urlOf(from), fault(from, name))) as { id?: string };
+        const set = (await sendFault(members.get(from)!, fault(from, name))) as { id?: string };
         await runningOn(name, from);
         out.push(performance.now() - started - configuredMs);
-        await sendFault(urlOf(from), { type: "restore", ...(set.id ? { id: set.id } : {}) });
+        await sendFault(members.get(from)!, { type: "restore", ...(set.id ? { id: set.id } : {}) });
         await clusterReady(from);
         await cp.delete(KARMADA.propagationPolicies, NS, name);
         await cp.delete(RESOURCES.deployments, NS, name);

@@ -195,8 +195,31 @@ function clientCertificateOf(req: IncomingMessage): AuthRequest["clientCertifica
   return cert ?? undefined;
 }
 
+/**
+ * Who sent a request: what `authenticate` says of its headers and client certificate, or
+ * system:admin when the server authenticates nobody (`--insecure`).
+ */
+export async function authenticateRequest(
+  req: IncomingMessage,
+  headers: Record<string, string | undefined>,
+  authenticate: HttpServerOptions["authenticate"],
+): Promise<AuthOutcome> {
+  if (!authenticate) return { user: SYSTEM_ADMIN };
+  const cert = clientCertificateOf(req);
+  return authenticate({ headers, ...(cert ? { clientCertificate: cert } : {}) });
+}
+
+/** The 401 every refused credential gets. */
+export function sendUnauthorized(res: ServerResponse, head = false): void {
+  send(
+    res,
+    { status: 401, headers: { "Content-Type": "application/json" }, body: unauthorized().status },
+    head,
+  );
+}
+
 /** Headers as the handler takes them (see ApiRequest.headers). */
-function requestHeaders(req: IncomingMessage): Record<string, string | undefined> {
+export function requestHeaders(req: IncomingMessage): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
   for (const [k, v] of Object.entries(req.headersDistinct)) {

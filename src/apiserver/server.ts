@@ -4,7 +4,7 @@
  * kube-controller-manager that the API needs (garbage collector, namespace lifecycle, CRD
  * establishing/cleanup), and history compaction.
  */
-import { createHash, randomInt, randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { builtinKinds } from "../api/builtin/kinds.ts";
 import { karmadaAdmission } from "../api/karmada/admission/index.ts";
 import { karmadaCrds, karmadaNativeKinds } from "../api/karmada/index.ts";
@@ -12,6 +12,7 @@ import type { StoredObject } from "../api/meta.ts";
 import type { CustomResourceDefinition } from "../api/schema.ts";
 import { LuaEngine } from "../interpreter/lua/engine.ts";
 import { type Customizations, checkCustomizations } from "../interpreter/lua/operations.ts";
+import { randomSuffix } from "../karmada/names.ts";
 import { KARMADA_POLICY } from "../karmada/rbac.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
@@ -140,7 +141,6 @@ export const VERSION: VersionInfo = {
   platform: `${process.platform}/${process.arch}`,
 };
 
-const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const CRD_HASH_ANNOTATION = "karmada-ts.io/definition-hash";
 const CRD_PREFIX = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 
@@ -172,8 +172,7 @@ export class ApiServer {
       clock: opts.clock ?? { now: () => Date.now() },
       log: opts.log ?? silentLogger,
       newUid: () => randomUUID(),
-      randomSuffix: () =>
-        Array.from({ length: 5 }, () => SUFFIX_ALPHABET[randomInt(SUFFIX_ALPHABET.length)]).join(""),
+      randomSuffix: () => randomSuffix(),
       admission: [],
     };
     const serviceIps = new ServiceIpAllocator(DEFAULT_SERVICE_IP_OPTIONS, () => context.clock.now());

@@ -2,15 +2,20 @@
  * Starting and stopping the API server process parts, shared by `karmada apiserver` and
  * `karmada up`.
  */
-import { startHttpServer } from "../apiserver/http.ts";
-import { ApiServer } from "../apiserver/server.ts";
-import type { Logger } from "../log.ts";
+import { type ServingTls, startHttpServer } from "../apiserver/http.ts";
+import { secureServingFrom } from "../apiserver/secure-serving.ts";
+import { ApiServer, type ApiServerOptions } from "../apiserver/server.ts";
+import type { ClusterConnection } from "../client/http.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import { type ClusterPki, createClusterPki } from "../pki/cluster-pki.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 
 export interface RunningControlPlane {
   url: string;
   port: number;
+  /** How its administrator reaches it (set when it serves with a PKI; otherwise just the URL). */
+  connection: ClusterConnection;
   store: Store;
   api: ApiServer;
   stop(): Promise<void>;
@@ -26,6 +31,13 @@ export async function startControlPlane(opts: {
   log: Logger;
   /** karmada-webhook's `--default-not-ready-toleration-seconds` / `--default-unreachable-toleration-seconds`. */
   defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
+  /**
+   * HTTPS, authentication and authorization. Without it the server is `--insecure`: plain
+   * HTTP, every request the admin (benchmarks and a few explicit tests only).
+   */
+  security?: { tls: ServingTls; api: Partial<ApiServerOptions> };
+  /** The administrator's client certificate, for `connection`. */
+  admin?: { certPem: string; keyPem: string };
 }): Promise<RunningControlPlane> {
   let store: Store;
   try {
@@ -33,14 +45,26 @@ export async function startControlPlane(opts: {
   } catch (err) {
     throw new StartupError(`cannot open storage ${JSON.stringify(opts.storage)}: ${(err as Error).message}`);
   }
-  const api = await ApiServer.start({
-    store,
-    log: opts.log,
-    ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
-  });
+  let api: ApiServer;
+  try {
+    api = await ApiServer.start({
+      store,
+      log: opts.log,
+      ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
+      ...(opts.security ? opts.security.api : { authorization: "AlwaysAllow" as const }),
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   let http: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    http = await startHttpServer(api.handler, { host: opts.host, port: opts.port, log: opts.log });
+    http = await startHttpServer(api.handler, {
+      host: opts.host,
+      port: opts.port,
+      log: opts.log,
+      ...(opts.security ? { tls: opts.security.tls, authenticate: api.authenticate! } : {}),
+    });
   } catch (err) {
     await api.close();
     await store.close();
@@ -51,9 +75,16 @@ export async function startControlPlane(opts: {
         : (err as Error).message;
     throw new StartupError(`cannot listen on ${opts.host}:${opts.port}: ${why}`);
   }
+  const connection: ClusterConnection = { server: http.url };
+  if (opts.security?.api.rootCaPem) connection.caData = opts.security.api.rootCaPem;
+  if (opts.admin) {
+    connection.certData = opts.admin.certPem;
+    connection.keyData = opts.admin.keyPem;
+  }
   return {
     url: http.url,
     port: http.port,
+    connection,
     store,
     api,
     async stop() {
@@ -62,6 +93,25 @@ export async function startControlPlane(opts: {
       await store.close();
     },
   };
+}
+
+/**
+ * A control plane on a free loopback port serving with `pki` (a new one by default), bootstrap
+ * tokens on, its admin's connection in `connection`: what tests and benchmarks start.
+ */
+export async function startLocalControlPlane(
+  opts: { storage?: string; log?: Logger; pki?: ClusterPki } = {},
+): Promise<RunningControlPlane & { pki: ClusterPki }> {
+  const pki = opts.pki ?? (await createClusterPki({ caName: "karmada" }));
+  const cp = await startControlPlane({
+    storage: opts.storage ?? "memory:",
+    host: "127.0.0.1",
+    port: 0,
+    log: opts.log ?? silentLogger,
+    security: secureServingFrom(pki, { bootstrapTokens: true }),
+    admin: pki.admin,
+  });
+  return { ...cp, pki };
 }
 
 /** Runs `stop` once on SIGINT/SIGTERM (or when the returned function is called), then exits. */

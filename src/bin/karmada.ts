@@ -1,18 +1,21 @@
 /**
  * `karmada <component>`: the only place that reads argv and the environment and exits.
  */
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/secure-serving.ts";
 import { defaultKubeconfigPath } from "../cli/factory.ts";
 import { count, durationOption, list, port } from "../cli/flags.ts";
-import type { HttpClient } from "../client/http.ts";
+import type { ClusterConnection, HttpClient } from "../client/http.ts";
 import {
   httpClientFor,
+  inClusterConnection,
   type KubeconfigConnection,
   loadKubeconfig,
   renderKubeconfig,
 } from "../client/kubeconfig.ts";
+import { agentKubeconfigFromSecret, rotatableConnection } from "../cluster/agent-credentials.ts";
 import { REPORTED_SECRETS, type ReportedSecret } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
 import {
@@ -31,12 +34,15 @@ import {
 } from "../member-sim/custom-stages.ts";
 import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-client.ts";
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
+import { createClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
+import { type CertificateAndKey, caProblem } from "../pki/x509.ts";
 import { FEATURES, FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
 import { FILTER_PLUGINS, SCORE_PLUGINS } from "../scheduler/core/plugins.ts";
 import type { ScheduleOptions } from "../scheduler/core/types.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 import { startAgent } from "./agent.ts";
+import { type ApiserverSecurityFlags, securityFromFlags } from "./apiserver-security.ts";
 import { StartupError, startControlPlane, stopOnSignals } from "./control-plane.ts";
 import {
   DEFAULT_LEADER_ELECTION,
@@ -61,27 +67,38 @@ function fail(component: string, err: unknown): never {
   throw err;
 }
 
-interface ApiserverFlags extends TolerationCliFlags {
+interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags {
   storage: string;
-  bindAddress: string;
-  port: number;
+  securePort: number;
+  /** `--port`, the old name of `--secure-port`. */
+  port?: number;
   insecure: boolean;
   logLevel: Level;
 }
 
 async function runApiserver(flags: ApiserverFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "apiserver" } });
-  if (!flags.insecure) {
+  const port = flags.port ?? flags.securePort;
+  let security: Awaited<ReturnType<typeof securityFromFlags>> | undefined;
+  if (flags.insecure) {
     log.warn(
-      "TLS and authentication are not available yet; serving plain HTTP without authentication (pass --insecure to acknowledge)",
+      "serving plain HTTP without authentication or authorization (--insecure): for benchmarks and tests only",
     );
+    process.stderr.write(
+      "karmada apiserver: WARNING: --insecure: plain HTTP, no authentication, no authorization; anyone who reaches the port is cluster-admin. Never expose this.\n",
+    );
+  } else {
+    security = await securityFromFlags(flags).catch((e) => fail("apiserver", e));
+    if (security.selfSigned)
+      log.info("serving with a self-signed certificate", { file: security.selfSigned });
   }
   const cp = await startControlPlane({
     storage: flags.storage,
     host: flags.bindAddress,
-    port: flags.port,
+    port,
     log,
     defaultTolerationSeconds: tolerationSecondsFrom(flags),
+    ...(security ? { security } : {}),
   }).catch((e) => fail("apiserver", e));
   log.info("serving", { url: cp.url, port: cp.port, storage: cp.store.backend });
   process.stdout.write(`karmada apiserver listening on ${cp.url}\n`);
@@ -171,12 +188,32 @@ interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags, FailoverC
   port: number;
   members: number;
   memberStages?: string;
+  caCertFile?: string;
+  caKeyFile?: string;
   logLevel: Level;
+}
+
+/** `--ca-cert-file`/`--ca-key-file`: the user's own CA, checked to be a CA whose key matches. */
+function userCa(flags: UpFlags): CertificateAndKey | undefined {
+  if (!flags.caCertFile && !flags.caKeyFile) return undefined;
+  if (!flags.caCertFile || !flags.caKeyFile) {
+    fail("up", new StartupError("--ca-cert-file and --ca-key-file go together"));
+  }
+  let ca: CertificateAndKey;
+  try {
+    ca = { certPem: readFileSync(flags.caCertFile, "utf8"), keyPem: readFileSync(flags.caKeyFile, "utf8") };
+  } catch (err) {
+    fail("up", new StartupError(`cannot read the CA: ${(err as Error).message}`));
+  }
+  const problem = caProblem(ca);
+  if (problem) fail("up", new StartupError(`--ca-cert-file ${flags.caCertFile}: ${problem}`));
+  return ca;
 }
 
 async function runUpCommand(flags: UpFlags): Promise<void> {
   // Checked here, so that a bad file is one clear line rather than every member failing.
   if (flags.memberStages) readStages("up", "--member-stages", flags.memberStages);
+  const ca = userCa(flags);
   // The terminal is for the user; component logs go to <data-dir>/karmada.log (members: members/<name>.log).
   mkdirSync(resolve(flags.dataDir), { recursive: true });
   const logFile = createWriteStream(join(resolve(flags.dataDir), "karmada.log"), { flags: "a" });
@@ -195,6 +232,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
         features: UP_FEATURE_GATES.with(featuresFrom("up", flags).settings()),
       },
       defaultTolerationSeconds: tolerationSecondsFrom(flags),
+      ...(ca ? { ca } : {}),
       log,
     },
     io,
@@ -378,6 +416,9 @@ interface AgentFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags, Feat
   controllers: string[];
   clusterLeaseDuration: number;
   clusterLeaseRenewIntervalFraction: number;
+  karmadaKubeconfigNamespace: string;
+  certRotationCheckingInterval: number;
+  certRotationRemainingTimeThreshold: number;
   logLevel: Level;
 }
 
@@ -394,33 +435,69 @@ function reportedSecrets(values: string[]): ReportedSecret[] {
   return values.filter((v): v is ReportedSecret => v !== "None");
 }
 
+/** The member cluster the agent serves: `--kubeconfig`, else in-cluster (a pod), else ~/.kube/config. */
+async function agentMemberConnection(flags: AgentFlags): Promise<KubeconfigConnection | ClusterConnection> {
+  const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
+  const host = process.env.KUBERNETES_SERVICE_HOST;
+  const port = process.env.KUBERNETES_SERVICE_PORT;
+  if (!flags.kubeconfig && !existsSync(path) && host && port) {
+    return inClusterConnection(host, port).catch((err) =>
+      fail("agent", new StartupError(`cannot read the pod's service account: ${(err as Error).message}`)),
+    );
+  }
+  return loadKubeconfig({ path, ...(flags.clusterContext ? { context: flags.clusterContext } : {}) }).catch(
+    (err) =>
+      fail(
+        "agent",
+        new StartupError(`--kubeconfig: cannot load kubeconfig ${path}: ${(err as Error).message}`),
+      ),
+  );
+}
+
 async function runAgentCommand(flags: AgentFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "agent" } });
   const features = featuresFrom("agent", flags);
-  if (!flags.karmadaKubeconfig) fail("agent", new StartupError("--karmada-kubeconfig is required"));
   if (!flags.clusterName) fail("agent", new StartupError("--cluster-name is required"));
   if (!(flags.clusterLeaseRenewIntervalFraction > 0 && flags.clusterLeaseRenewIntervalFraction < 1)) {
     fail("agent", new StartupError("--cluster-lease-renew-interval-fraction must be between 0 and 1"));
   }
+  if (!(flags.certRotationRemainingTimeThreshold > 0 && flags.certRotationRemainingTimeThreshold < 1)) {
+    fail("agent", new StartupError("--cert-rotation-remaining-time-threshold must be between 0 and 1"));
+  }
   const known = Object.keys(agentControllers(flags.clusterName));
   checkControllers("agent", flags.controllers, known);
-  const karmada = await kubeconfigClient(
-    "agent",
-    "--karmada-kubeconfig",
-    flags.karmadaKubeconfig,
-    flags.karmadaContext,
-  );
-  const memberPath = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
-  const member = await kubeconfigClient("agent", "--kubeconfig", memberPath, flags.clusterContext);
+  const memberConn = await agentMemberConnection(flags);
+  const memberClient = httpClientFor(memberConn, { userAgent: "karmada-agent" });
+  // Without --karmada-kubeconfig, the credentials `karmadactl register` left in the member.
+  let karmadaConn: KubeconfigConnection;
+  try {
+    karmadaConn = flags.karmadaKubeconfig
+      ? await loadKubeconfig({
+          path: flags.karmadaKubeconfig,
+          ...(flags.karmadaContext ? { context: flags.karmadaContext } : {}),
+        })
+      : await loadKubeconfig({
+          contents: await agentKubeconfigFromSecret(memberClient, flags.karmadaKubeconfigNamespace),
+          ...(flags.karmadaContext ? { context: flags.karmadaContext } : {}),
+        });
+  } catch (err) {
+    memberClient.close();
+    const source = flags.karmadaKubeconfig
+      ? `--karmada-kubeconfig: cannot load kubeconfig ${flags.karmadaKubeconfig}`
+      : `no --karmada-kubeconfig, and the member's ${flags.karmadaKubeconfigNamespace}/karmada-kubeconfig Secret cannot be used`;
+    fail("agent", new StartupError(`${source}: ${errorText(err)}`));
+  }
+  const rotating = rotatableConnection(karmadaConn);
+  const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent" });
   let agent: Awaited<ReturnType<typeof startAgent>>;
   try {
     agent = await startAgent({
-      karmada: karmada.client,
+      karmada,
       member: {
-        client: member.client,
-        server: member.conn.server,
-        insecureSkipTLSVerify: member.conn.insecureSkipTLSVerify === true,
-        settings: member.conn,
+        client: memberClient,
+        server: memberConn.server,
+        insecureSkipTLSVerify: memberConn.insecureSkipTLSVerify === true,
+        settings: memberConn,
       },
       register: {
         name: flags.clusterName,
@@ -430,13 +507,17 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
         ...(flags.proxyServerAddress ? { proxyURL: flags.proxyServerAddress } : {}),
         ...(flags.clusterProvider ? { provider: flags.clusterProvider } : {}),
         ...(flags.clusterRegion ? { region: flags.clusterRegion } : {}),
-        ...(flags.clusterZones ? { zones: flags.clusterZones } : {}),
+        ...(flags.clusterZones?.length ? { zones: flags.clusterZones } : {}),
       },
       controllers: flags.controllers,
       options: {
         ...clusterStatusOptionsFrom(flags),
         clusterLeaseDurationMs: flags.clusterLeaseDuration,
         clusterLeaseRenewFraction: flags.clusterLeaseRenewIntervalFraction,
+        certRotationCheckingIntervalMs: flags.certRotationCheckingInterval,
+        certRotationRemainingTimeThreshold: flags.certRotationRemainingTimeThreshold,
+        karmadaKubeconfigNamespace: flags.karmadaKubeconfigNamespace,
+        onAgentCertificateRotated: (cert) => rotating.rotate(cert),
         features,
       },
       leaderElection: leaderElectionFrom(flags),
@@ -447,12 +528,12 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
     fail("agent", new StartupError(`failed to register with karmada control plane: ${errorText(err)}`));
   }
   process.stdout.write(
-    `karmada agent for cluster ${flags.clusterName} (Pull mode) started, ${agent.identity} (${karmada.client.server})\n`,
+    `karmada agent for cluster ${flags.clusterName} (Pull mode) started, ${agent.identity} (${karmada.server})\n`,
   );
   runUntilSignalled(async () => {
     await agent.stop();
-    karmada.client.close();
-    member.client.close();
+    karmada.close();
+    memberClient.close();
   }, log);
 }
 
@@ -469,6 +550,8 @@ interface MemberSimFlags {
   provider?: string;
   stages?: string;
   kubeconfigOut?: string;
+  certDir?: string;
+  insecure: boolean;
   storage: string;
   stopWithStdin?: boolean;
   logLevel: Level;
@@ -496,8 +579,25 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
       new StartupError(`cannot open storage ${JSON.stringify(flags.storage)}: ${(err as Error).message}`),
     );
   }
+  if (flags.insecure) {
+    log.warn("serving plain HTTP without authentication or authorization (--insecure): for benchmarks only");
+    process.stderr.write(
+      `karmada member-sim ${flags.name}: INSECURE: plain HTTP, no authentication, every request is admin\n`,
+    );
+  }
+  const pki = flags.insecure
+    ? undefined
+    : flags.certDir
+      ? await loadOrCreateClusterPki(resolve(flags.certDir), {
+          caName: flags.name,
+          hosts: [flags.bindAddress],
+        }).catch((err) =>
+          fail("member-sim", new StartupError(`--cert-dir ${flags.certDir}: ${(err as Error).message}`)),
+        )
+      : await createClusterPki({ caName: flags.name, hosts: [flags.bindAddress] });
   const member = await serveMemberCluster({
     name: flags.name,
+    ...(pki ? { pki } : { insecure: true }),
     host: flags.bindAddress,
     port: flags.port,
     nodes: flags.nodes,
@@ -525,11 +625,17 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
   if (flags.kubeconfigOut) {
     const path = resolve(flags.kubeconfigOut);
     const user = `${flags.name}-admin`;
+    const conn = member.connection;
     writeFileSync(
       path,
       renderKubeconfig({
-        clusters: [{ name: flags.name, server: member.url }],
-        users: [{ name: user }],
+        clusters: [{ name: flags.name, server: member.url, ...(conn.caData ? { caData: conn.caData } : {}) }],
+        users: [
+          {
+            name: user,
+            ...(conn.certData && conn.keyData ? { certData: conn.certData, keyData: conn.keyData } : {}),
+          },
+        ],
         contexts: [{ name: flags.name, cluster: flags.name, user }],
         currentContext: flags.name,
       }),
@@ -547,20 +653,45 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
   }
 }
 
-async function runFault(
-  type: string,
-  target: string | undefined,
-  flags: Omit<FaultArgs, "type" | "target"> & { url: string },
-): Promise<void> {
+interface FaultFlags extends Omit<FaultArgs, "type" | "target"> {
+  url?: string;
+  kubeconfig?: string;
+  context?: string;
+}
+
+async function runFault(type: string, target: string | undefined, flags: FaultFlags): Promise<void> {
+  let body: Record<string, unknown> | undefined;
   try {
-    const body = type === "list" ? undefined : faultFromArgs({ ...flags, type, target });
-    const result = await sendFault(flags.url, body);
+    body = type === "list" ? undefined : faultFromArgs({ ...flags, type, target });
+  } catch (err) {
+    process.stderr.write(`karmada member-sim fault: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  // The member's admin endpoint wants the member's credentials: those of the kubeconfig context.
+  const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
+  let conn: KubeconfigConnection;
+  try {
+    conn = await loadKubeconfig({ path, ...(flags.context ? { context: flags.context } : {}) });
+  } catch (err) {
+    process.stderr.write(
+      `karmada member-sim fault: cannot load kubeconfig ${path}${flags.context ? ` (context ${flags.context})` : ""}: ${(err as Error).message}\n`,
+    );
+    process.exit(1);
+  }
+  const client = httpClientFor(
+    { ...conn, ...(flags.url ? { server: flags.url } : {}) },
+    { userAgent: "karmada-member-sim" },
+  );
+  try {
+    const result = await sendFault(client, body);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } catch (err) {
     const why =
-      err instanceof FaultError ? err.message : `cannot reach ${flags.url}: ${(err as Error).message}`;
+      err instanceof FaultError ? err.message : `cannot reach ${client.server}: ${(err as Error).message}`;
     process.stderr.write(`karmada member-sim fault: ${why}\n`);
-    process.exit(1);
+    process.exitCode = 1;
+  } finally {
+    client.close();
   }
 }
 
@@ -710,8 +841,82 @@ export function buildProgram(): Command {
       "sqlite://.karmada/apiserver.db",
     )
     .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
-    .option("--port <n>", "port to listen on (0: a free port, logged)", port, 5443)
-    .option("--insecure", "serve plain HTTP without authentication (the only mode until TLS lands)", false)
+    .option("--secure-port <n>", "HTTPS port to listen on (0: a free port, logged)", port, 5443)
+    .addOption(new Option("--port <n>", "the same as --secure-port").argParser(port))
+    .option(
+      "--cert-dir <dir>",
+      "where the self-signed serving certificate (and the service-account key, when no --service-account-signing-key-file) is kept",
+      ".karmada/certs",
+    )
+    .option(
+      "--tls-cert-file <file>",
+      "serving certificate (PEM, followed by its CA chain); default: self-signed in --cert-dir",
+    )
+    .option("--tls-private-key-file <file>", "the serving certificate's key")
+    .option(
+      "--client-ca-file <file>",
+      "CA bundle that client certificates are verified against (CN user, O groups)",
+    )
+    .option("--token-auth-file <file>", 'static bearer tokens: token,user,uid,"group1,group2" per line')
+    .option(
+      "--service-account-signing-key-file <file>",
+      "private key service-account tokens are signed with (default: sa.key in --cert-dir)",
+    )
+    .option(
+      "--service-account-key-file <file>",
+      "public key (or certificate) service-account tokens are verified with; repeatable",
+      list,
+    )
+    .option(
+      "--service-account-issuer <url>",
+      `issuer of service-account tokens (the first issues, all are accepted; default ${DEFAULT_SERVICE_ACCOUNT_ISSUER}); repeatable`,
+      list,
+    )
+    .option(
+      "--api-audiences <list>",
+      "audiences a service-account token must name (default: the issuers)",
+      list,
+    )
+    .addOption(
+      durationOption(
+        "--service-account-max-token-expiration <duration>",
+        "the longest a requested token lives (0: no limit)",
+        "0s",
+      ),
+    )
+    .option(
+      "--enable-bootstrap-token-auth",
+      "authenticate bootstrap tokens (kube-system/bootstrap-token-<id> Secrets)",
+      false,
+    )
+    .option(
+      "--anonymous-auth [bool]",
+      "requests without credentials are system:anonymous (else 401)",
+      boolValue,
+      true,
+    )
+    .option("--authorization-mode <modes>", "RBAC (default) or AlwaysAllow", list, ["RBAC"])
+    .option(
+      "--cluster-signing-cert-file <file>",
+      "CA certificate that signs kubernetes.io/kube-apiserver-client CSRs",
+    )
+    .option("--cluster-signing-key-file <file>", "its private key")
+    .addOption(
+      durationOption(
+        "--cluster-signing-duration <duration>",
+        "the longest a signed certificate lives",
+        "8760h",
+      ),
+    )
+    .option(
+      "--root-ca-file <file>",
+      "CA written as ca.crt into service-account token Secrets (default: the serving CA)",
+    )
+    .option(
+      "--insecure",
+      "serve plain HTTP with no authentication or authorization: for benchmarks and tests only, never exposed",
+      false,
+    )
     .option("--log-level <level>", "debug, info, warn or error", level, "info");
   addTolerationOptions(apiserver).action((flags: ApiserverFlags) => runApiserver(flags));
   const up = program
@@ -730,6 +935,11 @@ export function buildProgram(): Command {
       "--member-stages <file.yaml>",
       "custom-resource stages every member runs (see member-sim --stages), e.g. a FlinkDeployment getting a jobID",
     )
+    .option(
+      "--ca-cert-file <file>",
+      "your own CA certificate for the control plane (with --ca-key-file); default: a new CA in <data-dir>/pki",
+    )
+    .option("--ca-key-file <file>", "the CA's private key")
     .option("--log-level <level>", "debug, info, warn or error", level, "warn");
   addFeatureGatesOption(addTolerationOptions(addFailoverOptions(addClusterStatusOptions(up)))).action(
     (flags: UpFlags) => runUpCommand(flags),
@@ -793,7 +1003,15 @@ export function buildProgram(): Command {
     .description(
       "run the agent of a Pull-mode member cluster: registers the cluster with the control plane, then reports its status and renews its Lease (one replica leads through karmada-system/karmada-agent-<cluster>)",
     )
-    .option("--karmada-kubeconfig <path>", "kubeconfig of the Karmada control plane (required)")
+    .option(
+      "--karmada-kubeconfig <path>",
+      "kubeconfig of the Karmada control plane (default: the member's Secret <--karmada-kubeconfig-namespace>/karmada-kubeconfig, as `karmadactl register` writes it)",
+    )
+    .option(
+      "--karmada-kubeconfig-namespace <ns>",
+      "member namespace of the Secret karmada-kubeconfig holding the agent's control-plane kubeconfig (read without --karmada-kubeconfig, rotated by certRotation)",
+      "karmada-system",
+    )
     .option("--karmada-context <name>", "context in --karmada-kubeconfig")
     .option(
       "--kubeconfig <path>",
@@ -828,6 +1046,33 @@ export function buildProgram(): Command {
       "renew the Lease every duration × f",
       (v: string) => Number(v),
       0.25,
+    )
+    .addOption(
+      durationOption(
+        "--cert-rotation-checking-interval <duration>",
+        "how often certRotation checks the agent's certificate (with --controllers=*,certRotation)",
+        "5m",
+      ),
+    )
+    .option(
+      "--cert-rotation-remaining-time-threshold <f>",
+      "certRotation renews the certificate once its remaining lifetime is at most this fraction of the whole",
+      (v: string) => Number(v),
+      0.2,
+    )
+    // Flags the Deployment `karmadactl register` writes passes; accepted so the same command
+    // line runs here. No metrics or health endpoints are served yet (issue J).
+    .addOption(
+      new Option("--metrics-bind-address <addr>", "accepted for compatibility; not served yet").hideHelp(),
+    )
+    .addOption(
+      new Option(
+        "--health-probe-bind-address <addr>",
+        "accepted for compatibility; not served yet",
+      ).hideHelp(),
+    )
+    .addOption(
+      new Option("--v <level>", "klog verbosity, accepted for compatibility (use --log-level)").hideHelp(),
     );
   addFeatureGatesOption(addClusterStatusOptions(addLeaderElectionOptions(agent)))
     .option("--log-level <level>", "debug, info, warn or error", level, "info")
@@ -851,7 +1096,15 @@ export function buildProgram(): Command {
       "--stages <file.yaml>",
       `custom-resource stages: a YAML list of {name, apiVersion, kind, delayMs?, when?: once | {missing: <path>} | {equals: {<path>: <value>}}, set: {status: {...}}}; status strings may use ${PLACEHOLDERS.join(" ")}`,
     )
-    .option("--kubeconfig-out <path>", "write a kubeconfig reaching the cluster (context named after it)")
+    .option(
+      "--kubeconfig-out <path>",
+      "write a kubeconfig reaching the cluster as its administrator (context named after it; CA and client certificate inline)",
+    )
+    .option(
+      "--cert-dir <dir>",
+      "keep the cluster's CA, serving certificate, admin certificate and service-account key here (made on first start, reused after); default: new ones in memory",
+    )
+    .option("--insecure", "serve plain HTTP with no authentication or authorization (benchmarks only)", false)
     .option("--storage <url>", "memory:, sqlite://<path> or etcd://host:port", "memory:")
     .option("--log-level <level>", "debug, info, warn or error", level, "warn")
     .addOption(new Option("--stop-with-stdin", "stop when stdin closes (set by `karmada up`)").hideHelp())
@@ -860,7 +1113,7 @@ export function buildProgram(): Command {
       [
         "",
         "Prints `member-sim <name> listening on <url>` once serving; stops on SIGINT/SIGTERM.",
-        "Faults: POST <url>/sim/faults with JSON, or `karmada member-sim fault --url <url> <type>`.",
+        "Faults: POST <url>/sim/faults with JSON as the cluster's admin, or `karmada member-sim fault --kubeconfig <file> --context <name> <type>`.",
       ].join("\n"),
     )
     .action((flags: MemberSimFlags) => runMemberSim(flags));
@@ -871,19 +1124,18 @@ export function buildProgram(): Command {
     )
     .argument("<type>", [...FAULT_TYPES, "list"].join(", "))
     .argument("[target]", "KIND/NAME for unhealthy-workload")
-    .requiredOption("--url <url>", "the member-sim's URL (as printed when it started)")
+    .option(
+      "--kubeconfig <path>",
+      "kubeconfig reaching the member as its admin (default: $KUBECONFIG, ~/.kube/config), e.g. .karmada/karmada.config",
+    )
+    .option("--context <name>", "the member's context in --kubeconfig (default: its current context)")
+    .option("--url <url>", "the member-sim's URL, when it differs from the context's server")
     .option("-n, --namespace <ns>", "namespace (delete-pods, unhealthy-workload)")
     .option("-l, --selector <selector>", "label selector (delete-pods)")
     .option("--node <name>", "one node instead of all (cordon, node-not-ready)")
     .option("--id <id>", "the fault to end (restore); all when omitted")
     .option("--hang", "unreachable: leave requests unanswered instead of resetting connections", false)
-    .action(
-      (
-        type: string,
-        target: string | undefined,
-        flags: Omit<FaultArgs, "type" | "target"> & { url: string },
-      ) => runFault(type, target, flags),
-    );
+    .action((type: string, target: string | undefined, flags: FaultFlags) => runFault(type, target, flags));
   return program;
 }
 

@@ -2,30 +2,53 @@
  * `karmada up`: the local all-in-one, shaped like upstream's local-up script. The control
  * plane (API server, controllers, scheduler) runs in this process on SQLite under the data directory;
  * each member is a `karmada member-sim` child process (so it can be killed) with its own
- * SQLite file; members are joined in Push mode except member3, which is registered in Pull
- * mode by an agent, as upstream's local-up does; `<data-dir>/karmada.config` gets contexts
- * `karmada-apiserver` and `member1..N`. Running `up` again on the same directory resumes.
+ * SQLite file and its own CA; members are joined in Push mode except member3, which is
+ * registered in Pull mode as `karmadactl register` does it (a bootstrap token, TLS bootstrap,
+ * the agent's credentials in the member's Secret) and served by an agent reading them there;
+ * `<data-dir>/karmada.config` gets contexts `karmada-apiserver` and `member1..N`, with CAs and
+ * client certificates inline. Everything is HTTPS with real credentials: the control plane's
+ * PKI is in `<data-dir>/pki` (the user's own CA when given), the controller manager and the
+ * scheduler run as their own users with least privilege. Running `up` again on the same
+ * directory resumes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import YAML from "yaml";
+import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE } from "../api/bootstrap-token.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
+import { AUTHENTICATED } from "../apiserver/authn/authenticator.ts";
+import type { UserInfo } from "../apiserver/context.ts";
+import { secureServingFrom } from "../apiserver/secure-serving.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin } from "../cli/commands/join.ts";
+import { DEFAULT_AGENT_IMAGE, runRegister } from "../cli/commands/register.ts";
+import { createBootstrapToken, DEFAULT_TOKEN_OPTIONS } from "../cli/commands/token.ts";
 import { clientFactory } from "../cli/factory.ts";
 import type { CommandIO } from "../cli/io.ts";
-import { RESOURCES } from "../client/client.ts";
-import { httpClientFor, loadKubeconfig, writeKubeconfig } from "../client/kubeconfig.ts";
+import { type Client, RESOURCES } from "../client/client.ts";
+import { type HttpClient, pemOf } from "../client/http.ts";
+import {
+  httpClientFor,
+  type KubeconfigConnection,
+  kubeconfigFor,
+  loadKubeconfig,
+  writeKubeconfig,
+} from "../client/kubeconfig.ts";
 import { LocalClient } from "../client/local.ts";
+import { agentKubeconfigFromSecret, rotatableConnection } from "../cluster/agent-credentials.ts";
 import { REPORTED_SECRETS } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
 import { schedulerControllers } from "../controllers/index.ts";
+import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../karmada/rbac.ts";
 import type { Logger } from "../log.ts";
 import { isNotFound } from "../machinery/errors.ts";
+import { type ClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
+import { type CertificateAndKey, certificateInfo, publicKeyPin } from "../pki/x509.ts";
 import { startAgent } from "./agent.ts";
-import { startControlPlane } from "./control-plane.ts";
+import { StartupError, startControlPlane } from "./control-plane.ts";
 import {
   DEFAULT_LEADER_ELECTION,
   SCHEDULER_LEASE,
@@ -48,6 +71,8 @@ export interface UpOptions {
   defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
   /** How long to wait for the clusters to be Ready before reporting which are not (60 s). */
   readyTimeoutMs?: number;
+  /** The user's own CA for the control plane (`--ca-cert-file`/`--ca-key-file`); default: a new one in `<data-dir>/pki`. */
+  ca?: CertificateAndKey;
   log: Logger;
 }
 
@@ -56,7 +81,19 @@ export interface RunningUp {
   dataDir: string;
   kubeconfig: string;
   members: Array<{ name: string; url: string; process: ChildProcess }>;
+  /** The control plane's certificates and keys. */
+  pki: ClusterPki;
   stop(): Promise<void>;
+}
+
+/** Our components' identities (upstream's dev-deploy common names), for their client certificates and in-process clients. */
+export const COMPONENTS = [
+  { name: "karmada-controller-manager", commonName: CONTROLLER_MANAGER_USER },
+  { name: "karmada-scheduler", commonName: SCHEDULER_USER },
+] as const;
+
+function componentUser(commonName: string): UserInfo {
+  return { name: commonName, groups: [AUTHENTICATED] };
 }
 
 function startMember(
@@ -81,6 +118,11 @@ function startMember(
     `zone-${index}`,
     "--provider",
     "karmada-ts",
+    // Its own CA, kept across restarts (the control plane holds its service-account tokens).
+    "--cert-dir",
+    join(dir, `${name}-pki`),
+    "--kubeconfig-out",
+    join(dir, `${name}.config`),
     // Our stdin is a pipe from `up`: when `up` dies, however it dies, the member stops too.
     "--stop-with-stdin",
     ...(stages ? ["--stages", stages] : []),
@@ -90,6 +132,7 @@ function startMember(
   closeSync(log);
   return new Promise((resolveUrl, reject) => {
     const lines = createInterface({ input: child.stdout! });
+    // The member writes its kubeconfig before it prints that it listens.
     const onExit = (code: number | null): void =>
       reject(
         new Error(
@@ -131,11 +174,7 @@ async function joinOrResume(
     if (!isNotFound(err)) throw err;
   }
   if (existing) {
-    const spec = isObject(existing.spec) ? existing.spec : {};
-    if (spec.apiEndpoint !== member.url)
-      await local.patch(RESOURCES.clusters, undefined, member.name, "merge", {
-        spec: { apiEndpoint: member.url },
-      });
+    await pointAt(local, member);
     io.stdout.write(`  ${member.name}: already joined, now at ${member.url}\n`);
     return;
   }
@@ -153,9 +192,131 @@ async function joinOrResume(
   );
 }
 
+/** A member's kubeconfig as `member-sim --kubeconfig-out` wrote it: its URL, CA and admin certificate. */
+async function memberConnection(dir: string, name: string): Promise<KubeconfigConnection> {
+  return loadKubeconfig({ path: join(dir, `${name}.config`), context: name });
+}
+
+/** `kube-public/cluster-info`: the control plane's address and CA, which the bootstrap signer signs for each token. */
+async function publishClusterInfo(admin: Client, server: string, caPem: string): Promise<void> {
+  // The shape `karmadactl init` writes: one cluster, nameless, and nothing else.
+  const kubeconfig = YAML.stringify({
+    apiVersion: "v1",
+    clusters: [
+      {
+        cluster: { "certificate-authority-data": Buffer.from(caPem).toString("base64"), server },
+        name: "",
+      },
+    ],
+    contexts: null,
+    "current-context": "",
+    kind: "Config",
+    preferences: {},
+    users: null,
+  });
+  const cm = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE },
+    data: { kubeconfig },
+  };
+  try {
+    const current = await admin.get(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME);
+    const data = isObject(current.data) ? current.data : {};
+    if (data.kubeconfig !== kubeconfig) {
+      await admin.patch(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, "merge", {
+        data: { kubeconfig },
+      });
+    }
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await admin.create(RESOURCES.configmaps, cm);
+  }
+}
+
+/**
+ * Registers the Pull member as `karmadactl token create` + `karmadactl register` do (the token
+ * is deleted once used), unless it was registered before (its Secret is in the member).
+ */
+async function registerPullMember(
+  admin: Client,
+  member: { name: string; url: string; client: HttpClient },
+  controlPlane: { port: number; caPem: string },
+  io: CommandIO,
+): Promise<void> {
+  let existing: string | undefined;
+  try {
+    existing = await agentKubeconfigFromSecret(member.client, "karmada-system");
+  } catch {
+    // Not registered yet.
+  }
+  if (existing !== undefined) {
+    await followControlPlane(member.client, existing, controlPlane.port);
+    io.stdout.write(`  ${member.name}: already registered in Pull mode\n`);
+    return;
+  }
+  io.stdout.write(`  registering ${member.name} (${member.url}) in Pull mode with a bootstrap token ...\n`);
+  const token = await createBootstrapToken(admin, {
+    ...DEFAULT_TOKEN_OPTIONS,
+    ttlMs: 3_600_000,
+    description: `karmada up: registration of ${member.name}`,
+  });
+  const indent = {
+    stdout: { write: (t: string) => io.stdout.write(t.replace(/^(?=.)/gm, "    ")) },
+    stderr: io.stderr,
+  };
+  try {
+    await runRegister(
+      {
+        endpoint: `127.0.0.1:${controlPlane.port}`,
+        token,
+        caCertHashes: [publicKeyPin(controlPlane.caPem)],
+        unsafeSkipCaVerification: false,
+        clusterName: member.name,
+        member: { client: member.client, server: member.url },
+        namespace: "karmada-system",
+        clusterNamespace: DEFAULT_CLUSTER_NAMESPACE,
+        enableCertRotation: true,
+        discoveryTimeoutMs: 60_000,
+        discoveryRetryMs: 200,
+        agentImage: DEFAULT_AGENT_IMAGE,
+        agentReplicas: 1,
+        certExpirationSeconds: 31_536_000,
+        dryRun: false,
+      },
+      indent,
+    );
+  } finally {
+    await admin
+      .delete(RESOURCES.secrets, "kube-system", `bootstrap-token-${token.split(".")[0]}`)
+      .catch(() => undefined);
+  }
+}
+
+/**
+ * A resumed `up` may serve on another port (`--port 0`): the agent's kubeconfig in the member
+ * is pointed at the control plane's current address, as an administrator would re-register.
+ */
+async function followControlPlane(member: Client, kubeconfig: string, port: number): Promise<void> {
+  const doc = YAML.parse(kubeconfig) as { clusters?: Array<{ cluster?: { server?: string } }> };
+  const server = `https://127.0.0.1:${port}`;
+  const cluster = doc.clusters?.[0]?.cluster;
+  if (!cluster || cluster.server === server) return;
+  cluster.server = server;
+  await member.patch(RESOURCES.secrets, "karmada-system", "karmada-kubeconfig", "merge", {
+    data: { "karmada-kubeconfig": Buffer.from(YAML.stringify(doc)).toString("base64") },
+  });
+}
+
 export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> {
   const dataDir = resolve(opts.dataDir);
   const memberDir = join(dataDir, "members");
+  const pkiDir = join(dataDir, "pki");
+  if (existsSync(join(dataDir, "karmada.db")) && !existsSync(join(pkiDir, "ca.crt"))) {
+    throw new StartupError(
+      `${dataDir} holds a control plane made by an earlier karmada-ts without TLS; remove it (rm -rf ${dataDir}) to start afresh`,
+    );
+  }
   mkdirSync(memberDir, { recursive: true });
   const step = (text: string): void => io.stdout.write(`${text}\n`);
   const stops: Array<() => Promise<void>> = [];
@@ -166,17 +327,27 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
 
   try {
     step(`Starting the Karmada control plane (data in ${dataDir}) ...`);
+    const pki = await loadOrCreateClusterPki(pkiDir, {
+      caName: "karmada",
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      clients: COMPONENTS.map((c) => ({ name: c.name, commonName: c.commonName })),
+    });
     const cp = await startControlPlane({
       storage: `sqlite://${join(dataDir, "karmada.db")}`,
       host: "127.0.0.1",
       port: opts.port,
       log: opts.log,
       ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
+      security: secureServingFrom(pki, { bootstrapTokens: true }),
+      admin: pki.admin,
     });
     stops.push(() => cp.stop());
-    const local = new LocalClient(cp.api.context, { fieldManager: "karmada-controller-manager" });
+    const admin = new LocalClient(cp.api.context, { fieldManager: "karmada-up" });
+    const local = (commonName: string, fieldManager: string) =>
+      new LocalClient(cp.api.context, { user: componentUser(commonName), fieldManager });
     // One identity per data directory: a restarted `up` takes its Leases back at once.
     const identity = `${hostname()}_karmada-up_${dataDirId(dataDir)}`;
+    await publishClusterInfo(admin, cp.url, pki.ca.certPem);
 
     const names = Array.from({ length: opts.members }, (_, i) => `member${i + 1}`);
     step(`Starting ${names.length} member cluster${names.length === 1 ? "" : "s"} (${names.join(", ")}) ...`);
@@ -199,56 +370,46 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     if (failed) throw (failed as PromiseRejectedResult).reason;
 
     const kubeconfig = join(dataDir, "karmada.config");
-    const clusters = [
-      { name: "karmada-apiserver", server: cp.url },
-      ...started.map((m) => ({ name: m.name, server: m.url })),
-    ];
-    await writeKubeconfig(kubeconfig, {
-      clusters,
-      users: clusters.map((c) => ({ name: `${c.name}-admin` })),
-      contexts: clusters.map((c) => ({ name: c.name, cluster: c.name, user: `${c.name}-admin` })),
-      currentContext: "karmada-apiserver",
-    });
+    const memberConns = await Promise.all(started.map((m) => memberConnection(memberDir, m.name)));
+    await writeKubeconfig(
+      kubeconfig,
+      kubeconfigFor([
+        { name: "karmada-apiserver", connection: cp.connection },
+        ...started.map((m, i) => ({ name: m.name, connection: { ...memberConns[i]!, server: m.url } })),
+      ]),
+    );
+    // Each component's own kubeconfig, for running it as its own process against this control plane.
+    for (const c of COMPONENTS) {
+      const cert = pki.clients[c.name]!;
+      await writeKubeconfig(join(dataDir, `${c.name}.config`), {
+        clusters: [{ name: "karmada-apiserver", server: cp.url, caData: pki.ca.certPem }],
+        users: [{ name: c.name, certData: cert.certPem, keyData: cert.keyPem }],
+        contexts: [{ name: "karmada-apiserver", cluster: "karmada-apiserver", user: c.name }],
+        currentContext: "karmada-apiserver",
+      });
+    }
 
     const factory = clientFactory({ kubeconfig, karmadaContext: "karmada-apiserver" }, {});
     try {
       for (const m of started) {
         if (m.name === PULL_MEMBER) continue;
-        await joinOrResume(local, factory, kubeconfig, m, io);
+        await joinOrResume(admin, factory, kubeconfig, m, io);
       }
     } finally {
       factory.close();
     }
     const pull = started.find((m) => m.name === PULL_MEMBER);
-    if (pull) {
-      io.stdout.write(`  registering ${pull.name} (${pull.url}) in Pull mode with karmada agent ...\n`);
-      const conn = await loadKubeconfig({ path: kubeconfig, context: pull.name });
-      const memberClient = httpClientFor(conn, { userAgent: "karmada-agent" });
-      stops.push(async () => memberClient.close());
-      const agent = await startAgent({
-        karmada: new LocalClient(cp.api.context, { fieldManager: "karmada-agent" }),
-        member: { client: memberClient, server: conn.server, insecureSkipTLSVerify: false, settings: conn },
-        register: {
-          name: pull.name,
-          clusterNamespace: DEFAULT_CLUSTER_NAMESPACE,
-          reportSecrets: REPORTED_SECRETS,
-        },
-        controllers: ["*"],
-        ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
-        leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
-        log: opts.log.child({ component: "agent", cluster: pull.name }),
-      });
-      stops.push(() => agent.stop());
-      io.stdout.write(`    cluster(${pull.name}) is registered in Pull mode; its agent reports its status\n`);
-    }
+    // A resumed Pull member has moved to a new port; its agent may not change its Cluster's
+    // spec (least privilege), so the administrator points it at the new address.
+    if (pull) await pointAt(admin, pull);
 
     // The controllers start once every Cluster points at its member's current address, so a
     // resumed fleet is not first probed at last run's ports (and held NotReady for the
-    // success threshold).
+    // success threshold). They run before the Pull registration: it waits for their approval.
     const gates = opts.controllerOptions?.features?.toString();
     step(`Feature gates: ${gates || "upstream's defaults"} (--feature-gates to change)`);
     const controllers = startElectedControllerManager({
-      client: local,
+      client: local(CONTROLLER_MANAGER_USER, "karmada-controller-manager"),
       log: opts.log.child({ component: "controller-manager" }),
       controllers: ["*"],
       ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
@@ -256,7 +417,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     });
     stops.push(() => controllers.stop());
     const scheduler = startElectedControllerManager({
-      client: new LocalClient(cp.api.context, { fieldManager: "karmada-scheduler" }),
+      client: local(SCHEDULER_USER, "karmada-scheduler"),
       log: opts.log.child({ component: "scheduler" }),
       controllers: ["*"],
       registry: schedulerControllers,
@@ -265,9 +426,52 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     });
     stops.push(() => scheduler.stop());
 
+    if (pull) {
+      const index = started.indexOf(pull);
+      const memberConn = memberConns[index]!;
+      const memberClient = httpClientFor(memberConn, { userAgent: "karmada-agent" });
+      stops.push(async () => memberClient.close());
+      await registerPullMember(
+        admin,
+        { ...pull, client: memberClient },
+        { port: cp.port, caPem: pki.ca.certPem },
+        io,
+      );
+      // The agent, as its Deployment would run it: credentials from the member's Secret.
+      const agentConn = await loadKubeconfig({
+        contents: await agentKubeconfigFromSecret(memberClient, "karmada-system"),
+      });
+      const rotating = rotatableConnection(agentConn);
+      const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent" });
+      stops.push(async () => karmada.close());
+      const agent = await startAgent({
+        karmada,
+        member: {
+          client: memberClient,
+          server: pull.url,
+          insecureSkipTLSVerify: false,
+          settings: memberConn,
+        },
+        register: {
+          name: pull.name,
+          clusterNamespace: DEFAULT_CLUSTER_NAMESPACE,
+          reportSecrets: REPORTED_SECRETS,
+        },
+        controllers: ["*", "certRotation"],
+        options: { ...opts.controllerOptions, onAgentCertificateRotated: (cert) => rotating.rotate(cert) },
+        leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
+        log: opts.log.child({ component: "agent", cluster: pull.name }),
+      });
+      stops.push(() => agent.stop());
+      const agentIdentity = agentConn.certData
+        ? certificateInfo(pemOf(agentConn.certData)).commonName
+        : agentConn.user;
+      io.stdout.write(`  the agent of ${pull.name} runs as ${agentIdentity} and reports its status\n`);
+    }
+
     step("Waiting for the clusters to be Ready ...");
     const notReady = await waitClustersReady(
-      local,
+      admin,
       started.map((m) => m.name),
       opts.readyTimeoutMs ?? 60_000,
     );
@@ -282,6 +486,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       dataDir,
       kubeconfig,
       members: started,
+      pki,
       stop: stopAll,
     };
   } catch (err) {
@@ -290,8 +495,23 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
   }
 }
 
+/** Points an already registered Cluster at its member's current address (a resumed `up`). */
+async function pointAt(admin: Client, member: { name: string; url: string }): Promise<void> {
+  try {
+    const existing = await admin.get(RESOURCES.clusters, undefined, member.name);
+    const spec = isObject(existing.spec) ? existing.spec : {};
+    if (spec.apiEndpoint !== member.url) {
+      await admin.patch(RESOURCES.clusters, undefined, member.name, "merge", {
+        spec: { apiEndpoint: member.url },
+      });
+    }
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
 /** Waits (bounded) for each Cluster's Ready condition to be True; returns those that are not. */
-async function waitClustersReady(client: LocalClient, names: string[], timeoutMs: number): Promise<string[]> {
+async function waitClustersReady(client: Client, names: string[], timeoutMs: number): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   let pending = names;
   while (pending.length > 0 && Date.now() < deadline) {
@@ -302,7 +522,7 @@ async function waitClustersReady(client: LocalClient, names: string[], timeoutMs
   return pending;
 }
 
-async function clusterReady(client: LocalClient, name: string): Promise<boolean> {
+async function clusterReady(client: Client, name: string): Promise<boolean> {
   try {
     const cluster = await client.get(RESOURCES.clusters, undefined, name);
     const status = isObject(cluster.status) ? cluster.status : {};

@@ -18,10 +18,15 @@ export function defaultKubeconfigPath(env: Record<string, string | undefined>): 
   return fromEnv ?? join(env.HOME ?? homedir(), ".kube", "config");
 }
 
-async function connect(
-  path: string,
-  context: string | undefined,
-): Promise<{ client: HttpClient; server: string; insecureSkipTLSVerify: boolean; caData?: string }> {
+interface Connected {
+  client: HttpClient;
+  server: string;
+  insecureSkipTLSVerify: boolean;
+  caData?: string;
+  cluster?: string;
+}
+
+async function connect(path: string, context: string | undefined): Promise<Connected> {
   let conn: Awaited<ReturnType<typeof loadKubeconfig>>;
   try {
     conn = await loadKubeconfig({ path, ...(context ? { context } : {}) });
@@ -30,10 +35,11 @@ async function connect(
       `cannot load kubeconfig ${path}${context ? ` (context ${context})` : ""}: ${(err as Error).message}`,
     );
   }
-  const out: { client: HttpClient; server: string; insecureSkipTLSVerify: boolean; caData?: string } = {
+  const out: Connected = {
     client: httpClientFor(conn, { userAgent: "karmadactl" }),
     server: conn.server,
     insecureSkipTLSVerify: conn.insecureSkipTLSVerify === true,
+    cluster: conn.cluster,
   };
   if (conn.caData) out.caData = conn.caData;
   return out;

@@ -4,13 +4,27 @@
  */
 import { InvalidArgumentError, Option } from "commander";
 
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const UNITS = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
-/** A Go-style duration with one unit (`500ms`, `10s`, `2m`, `1h`), in milliseconds. */
+/**
+ * A Go duration (`time.ParseDuration`: `500ms`, `10s`, `1h30m`, `24h0m0s`, or a bare `0`),
+ * in milliseconds.
+ */
 export function duration(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
-  if (!m) throw new InvalidArgumentError("must be a duration such as 500ms, 10s, 2m or 1h");
-  return Number(m[1]) * UNITS[m[2] as keyof typeof UNITS];
+  if (value === "0") return 0;
+  const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
+  let total = 0;
+  let at = 0;
+  while (at < value.length) {
+    part.lastIndex = at;
+    const m = part.exec(value);
+    if (!m) throw new InvalidArgumentError("must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s");
+    total += Number(m[1]) * UNITS[m[2] as keyof typeof UNITS];
+    at = part.lastIndex;
+  }
+  if (value === "")
+    throw new InvalidArgumentError("must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s");
+  return total;
 }
 
 export function port(value: string): number {

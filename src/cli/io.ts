@@ -28,5 +28,12 @@ export interface ClientFactory {
   cluster(
     kubeconfig: string,
     context?: string,
-  ): Promise<{ client: Client; server: string; insecureSkipTLSVerify: boolean; caData?: string }>;
+  ): Promise<{
+    client: Client;
+    server: string;
+    insecureSkipTLSVerify: boolean;
+    caData?: string;
+    /** The kubeconfig cluster's name the context points at. */
+    cluster?: string;
+  }>;
 }

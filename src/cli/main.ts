@@ -3,13 +3,23 @@
  */
 import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
+import { clusterNameErrors } from "../api/karmada/admission/cluster.ts";
+import type { Client } from "../client/client.ts";
+import { httpClientFor, loadKubeconfig } from "../client/kubeconfig.ts";
 import { runCordon } from "./commands/cordon.ts";
 import { runDescribe } from "./commands/describe.ts";
 import { runGet } from "./commands/get.ts";
 import { runInterpret } from "./commands/interpret.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
 import { normalizePflagArgs, runPromote } from "./commands/promote.ts";
+import {
+  agentKubeconfigFromMember,
+  DEFAULT_AGENT_IMAGE,
+  runRegister,
+  runUnregister,
+} from "./commands/register.ts";
 import { runTaint } from "./commands/taint.ts";
+import { DEFAULT_TOKEN_OPTIONS, runTokenCreate, runTokenDelete, runTokenList } from "./commands/token.ts";
 import { clientFactory, defaultKubeconfigPath, type KubeconfigFlags } from "./factory.ts";
 import { count, durationOption, list } from "./flags.ts";
 import { CommandError, type CommandIO } from "./io.ts";
@@ -503,6 +513,299 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
       }),
     ),
   );
+
+  const token = program
+    .command("token")
+    .description("Manage bootstrap tokens for joining member clusters to Karmada")
+    .addHelpText("after", ["", "Examples:", "  karmadactl token create --print-register-command"].join("\n"));
+  withKubeconfig(
+    token
+      .command("create")
+      .description("Create bootstrap tokens on the server")
+      .option(
+        "--print-register-command",
+        "Instead of printing only the token, print the full 'karmadactl register' flag needed to register the member cluster using the token.",
+        false,
+      )
+      .addOption(
+        durationOption(
+          "--ttl <duration>",
+          "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire",
+          "24h0m0s",
+        ),
+      )
+      .option(
+        "--usages <usages>",
+        "Describes the ways in which this token can be used. You can pass --usages multiple times or provide a comma separated list of options. Valid options: [signing,authentication]",
+        list,
+      )
+      .option(
+        "--groups <groups>",
+        'Extra groups that this token will authenticate as when used for authentication. Must match "\\\\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\\\\z"',
+        list,
+      )
+      .option("--description <text>", "A human friendly description of how this token is used."),
+  ).action((o: KubeconfigFlags & Record<string, unknown>) =>
+    run(io, async () => {
+      const clients = clientFactory(o, env);
+      try {
+        await runTokenCreate(
+          {
+            ttlMs: Number(o.ttl),
+            usages: (o.usages as string[] | undefined) ?? DEFAULT_TOKEN_OPTIONS.usages,
+            groups: (o.groups as string[] | undefined) ?? DEFAULT_TOKEN_OPTIONS.groups,
+            ...(o.description ? { description: String(o.description) } : {}),
+            printRegisterCommand: o.printRegisterCommand === true,
+            kubeconfig: o.kubeconfig ?? defaultKubeconfigPath(env),
+            ...(o.karmadaContext ? { context: o.karmadaContext } : {}),
+          },
+          io,
+          clients,
+        );
+      } finally {
+        clients.close();
+      }
+    }),
+  );
+  withKubeconfig(token.command("list").description("List bootstrap tokens on the server")).action(
+    (o: KubeconfigFlags & Record<string, unknown>) =>
+      run(io, async () => {
+        const clients = clientFactory(o, env);
+        try {
+          await runTokenList(io, clients);
+        } finally {
+          clients.close();
+        }
+      }),
+  );
+  withKubeconfig(
+    token
+      .command("delete")
+      .description(
+        'Delete bootstrap tokens on the server. The [token-value] is the full Token of the form "[a-z0-9]{6}.[a-z0-9]{16}" or the Token ID of the form "[a-z0-9]{6}" to delete.',
+      )
+      .argument("[token-value...]", "tokens or token IDs"),
+  ).action((args: string[], o: KubeconfigFlags & Record<string, unknown>) =>
+    run(io, async () => {
+      const clients = clientFactory(o, env);
+      try {
+        await runTokenDelete(args, io, clients);
+      } finally {
+        clients.close();
+      }
+    }),
+  );
+
+  program
+    .command("register")
+    .description("Register a cluster to Karmada control plane with Pull mode")
+    .argument("[karmada-apiserver-endpoint]", "host:port of the Karmada API server")
+    .option("--kubeconfig <path>", "Path to the kubeconfig file of member cluster.")
+    .option("--context <name>", "Name of the cluster context in kubeconfig file.")
+    .option("-n, --namespace <ns>", "Namespace the karmada-agent component deployed.", "karmada-system")
+    .option(
+      "--cluster-name <name>",
+      "The name of member cluster in the control plane, if not specified, the cluster of current-context is used by default.",
+    )
+    .option(
+      "--cluster-namespace <ns>",
+      "Namespace in the control plane where member cluster secrets are stored.",
+      DEFAULT_CLUSTER_NAMESPACE,
+    )
+    .option("--cluster-provider <provider>", "Provider of the joining cluster.")
+    .option("--cluster-region <region>", "The region of the joining cluster.")
+    .option("--cluster-zones <zones>", "The zones of the joining cluster.", list)
+    .option(
+      "--enable-cert-rotation",
+      "Enable means controller would rotate certificate for karmada-agent when the certificate is about to expire.",
+      false,
+    )
+    .option(
+      "--token <token>",
+      "For token-based discovery, the token used to validate cluster information fetched from the API server.",
+    )
+    .option(
+      "--discovery-token-ca-cert-hash <hashes>",
+      'For token-based discovery, validate that the root CA public key matches this hash (format: "<type>:<value>").',
+      list,
+    )
+    .option(
+      "--discovery-token-unsafe-skip-ca-verification",
+      "For token-based discovery, allow joining without --discovery-token-ca-cert-hash pinning.",
+      false,
+    )
+    .addOption(
+      durationOption(
+        "--discovery-timeout <duration>",
+        "The timeout to discovery karmada apiserver client.",
+        "5m0s",
+      ),
+    )
+    .option("--karmada-agent-image <image>", "Karmada agent image.", DEFAULT_AGENT_IMAGE)
+    .option("--karmada-agent-replicas <n>", "Karmada agent replicas.", count, 1)
+    .option("--cert-expiration-seconds <n>", "The expiration time of certificate.", count, 31536000)
+    .option("--dry-run", "Run the command in dry-run mode, without making any server requests.", false)
+    .option(
+      "--proxy-server-address <url>",
+      "Address of the proxy server that is used to proxy to the cluster.",
+    )
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  # Register cluster into karmada control plane with Pull mode.",
+        "  # If '--cluster-name' isn't specified, the cluster of current-context will be used by default.",
+        "  karmadactl register [karmada-apiserver-endpoint] --cluster-name=<CLUSTER_NAME> --token=<TOKEN>  --discovery-token-ca-cert-hash=<CA-CERT-HASH>",
+        "",
+        "  # UnsafeSkipCAVerification allows token-based discovery without CA verification via CACertHashes. This can weaken",
+        "  # the security of register command since other clusters can impersonate the control-plane.",
+        "  karmadactl register [karmada-apiserver-endpoint] --token=<TOKEN>  --discovery-token-unsafe-skip-ca-verification=true",
+      ].join("\n"),
+    )
+    .action((endpoint: string | undefined, o: Record<string, unknown>) =>
+      run(io, async () => {
+        if (!endpoint)
+          throw new CommandError("requires the karmada-apiserver endpoint (host:port) as its only argument");
+        const clients = clientFactory({}, env);
+        try {
+          const member = await clients.cluster(
+            o.kubeconfig ? String(o.kubeconfig) : defaultKubeconfigPath(env),
+            o.context ? String(o.context) : undefined,
+          );
+          await runRegister(
+            {
+              endpoint,
+              token: String(o.token ?? ""),
+              caCertHashes: (o.discoveryTokenCaCertHash as string[] | undefined) ?? [],
+              unsafeSkipCaVerification: o.discoveryTokenUnsafeSkipCaVerification === true,
+              clusterName: o.clusterName ? String(o.clusterName) : (member.cluster ?? ""),
+              member,
+              namespace: String(o.namespace),
+              clusterNamespace: String(o.clusterNamespace),
+              ...(o.clusterProvider ? { clusterProvider: String(o.clusterProvider) } : {}),
+              ...(o.clusterRegion ? { clusterRegion: String(o.clusterRegion) } : {}),
+              ...(o.clusterZones ? { clusterZones: o.clusterZones as string[] } : {}),
+              enableCertRotation: o.enableCertRotation === true,
+              discoveryTimeoutMs: Number(o.discoveryTimeout),
+              agentImage: String(o.karmadaAgentImage),
+              agentReplicas: Number(o.karmadaAgentReplicas),
+              certExpirationSeconds: Number(o.certExpirationSeconds),
+              dryRun: o.dryRun === true,
+              ...(o.proxyServerAddress ? { proxyServerAddress: String(o.proxyServerAddress) } : {}),
+            },
+            io,
+          );
+        } finally {
+          clients.close();
+        }
+      }),
+    );
+
+  program
+    .command("unregister")
+    .description("Remove a pull mode cluster from Karmada control plane")
+    .argument("[CLUSTER_NAME...]", "name of the cluster in Karmada")
+    .option(
+      "--cluster-kubeconfig <path>",
+      "KUBECONFIG file path to access unregistering member cluster, required.",
+    )
+    .option(
+      "--cluster-context <name>",
+      "Context in cluster-kubeconfig to access unregistering member cluster, optional, defaults to current context.",
+    )
+    .option(
+      "--karmada-config <path>",
+      "Path of config to access karmada-apiserver, optional, defaults to fetch automatically from member cluster.",
+    )
+    .option(
+      "--karmada-context <name>",
+      "Context in karmada-config to access karmada-apiserver, optional, defaults to current context.",
+    )
+    .option("-n, --namespace <ns>", "Namespace of the karmada-agent component deployed.", "karmada-system")
+    .option(
+      "--agent-name <name>",
+      "Deployment name of the karmada-agent component deployed.",
+      "karmada-agent",
+    )
+    .option(
+      "--cluster-namespace <ns>",
+      "Namespace in the control plane where member cluster secrets are stored.",
+      DEFAULT_CLUSTER_NAMESPACE,
+    )
+    .addOption(
+      durationOption(
+        "--wait <duration>",
+        "wait for the unregister command execution process (default 60s); A timeout error occurs if it fails to complete within the period.",
+        "1m0s",
+      ),
+    )
+    .option("--dry-run", "Run the command in dry-run mode, without making any server requests.", false)
+    .action((names: string[], o: Record<string, unknown>) =>
+      run(io, async () => {
+        if (names.length > 1) throw new CommandError("only the cluster name is allowed as an argument");
+        const name = names[0] ?? "";
+        const nameErrors = clusterNameErrors(name);
+        if (nameErrors.length > 0)
+          throw new CommandError(`invalid cluster name(${name}): ${nameErrors.join(";")}`);
+        if (!o.clusterKubeconfig) {
+          throw new CommandError(
+            "--cluster-kubeconfig is required to specify KUBECONFIG file path to access unregistering member cluster",
+          );
+        }
+        if (!(Number(o.wait) > 0)) {
+          throw new CommandError(`--wait ${Number(o.wait) / 1000}s must be a positive duration, e.g. 1m0s`);
+        }
+        const karmadaConfig = o.karmadaConfig ? String(o.karmadaConfig) : undefined;
+        const clients = clientFactory(
+          {
+            ...(karmadaConfig ? { kubeconfig: karmadaConfig } : {}),
+            ...(o.karmadaContext ? { karmadaContext: String(o.karmadaContext) } : {}),
+          },
+          env,
+        );
+        let agentClient: { close(): void } | undefined;
+        try {
+          const member = await clients.cluster(
+            String(o.clusterKubeconfig),
+            o.clusterContext ? String(o.clusterContext) : undefined,
+          );
+          let karmada: Client;
+          if (karmadaConfig) karmada = await clients.controlPlane();
+          else {
+            const fromAgent = await agentKubeconfigFromMember(
+              member.client,
+              String(o.namespace),
+              String(o.agentName),
+            );
+            const conn = await loadKubeconfig({
+              contents: fromAgent.kubeconfig,
+              ...(fromAgent.context ? { context: fromAgent.context } : {}),
+            });
+            const c = httpClientFor(conn, { userAgent: "karmadactl" });
+            agentClient = c;
+            karmada = c;
+          }
+          await runUnregister(
+            {
+              clusterName: name,
+              member: member.client,
+              namespace: String(o.namespace),
+              agentName: String(o.agentName),
+              clusterNamespace: String(o.clusterNamespace),
+              waitMs: Number(o.wait),
+              dryRun: o.dryRun === true,
+            },
+            karmada,
+            io,
+            karmadaConfig !== undefined,
+          );
+        } finally {
+          agentClient?.close();
+          clients.close();
+        }
+      }),
+    );
 
   program
     .command("interpret")

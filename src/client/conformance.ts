@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { startHttpServer } from "../apiserver/http.ts";
+import { secureServingFrom } from "../apiserver/secure-serving.ts";
 import { ApiServer } from "../apiserver/server.ts";
 import { silentLogger } from "../log.ts";
 import {
@@ -17,9 +18,11 @@ import {
   isNotFound,
   type Status,
 } from "../machinery/errors.ts";
+import { type ClusterPki, createClusterPki } from "../pki/cluster-pki.ts";
 import { MemoryStore } from "../storage/memory/store.ts";
 import type { Store } from "../storage/store.ts";
 import { type Client, RESOURCES, type ResourceRef, type WatchEvent, type WatchOptions } from "./client.ts";
+import type { ClusterConnection } from "./http.ts";
 
 export interface ClientFixture {
   client: Client;
@@ -33,24 +36,49 @@ export interface ConformanceServer {
   api: ApiServer;
   store: MemoryStore;
   url: string;
+  /** The admin's connection: URL, CA and client certificate. */
+  connection: ClusterConnection;
   close(): Promise<void>;
 }
 
+let pkiOnce: Promise<ClusterPki> | undefined;
+function conformancePki(): Promise<ClusterPki> {
+  pkiOnce ??= createClusterPki({ caName: "conformance" });
+  return pkiOnce;
+}
+
+/**
+ * A server for client tests: HTTPS with a CA of its own, the admin's client certificate in
+ * `connection`. `insecure` serves plain HTTP, everyone admin: for the transport's own tests
+ * (proxies and fronts that relay plain HTTP); `http` options override (a custom authenticator).
+ */
 export async function startConformanceServer(
-  opts: { http?: Partial<Parameters<typeof startHttpServer>[1]> } = {},
+  opts: { insecure?: boolean; http?: Partial<Parameters<typeof startHttpServer>[1]> } = {},
 ): Promise<ConformanceServer> {
   const store = new MemoryStore();
-  const api = await ApiServer.start({ store, log: silentLogger, compactionIntervalMs: 0 });
+  const pki = await conformancePki();
+  const serving = opts.insecure ? undefined : secureServingFrom(pki);
+  const api = await ApiServer.start({
+    store,
+    log: silentLogger,
+    compactionIntervalMs: 0,
+    ...(serving ? serving.api : { authorization: "AlwaysAllow" as const }),
+  });
   const http = await startHttpServer(api.handler, {
     host: "127.0.0.1",
     port: 0,
     log: silentLogger,
+    ...(serving ? { tls: serving.tls, authenticate: api.authenticate! } : {}),
     ...opts.http,
   });
+  const connection: ClusterConnection = serving
+    ? { server: http.url, caData: pki.ca.certPem, certData: pki.admin.certPem, keyData: pki.admin.keyPem }
+    : { server: http.url };
   return {
     api,
     store,
     url: http.url,
+    connection,
     async close() {
       await http.close();
       await api.close();

@@ -39,7 +39,7 @@ import {
 
 runClientConformance("http", async () => {
   const server = await startConformanceServer();
-  const client = new HttpClient({ server: server.url });
+  const client = new HttpClient(server.connection);
   return {
     client,
     store: server.store,
@@ -188,7 +188,9 @@ describe("http client: kubeconfigs and credentials", () => {
   let dir: string;
   const authorizations: Array<string | undefined> = [];
   beforeAll(async () => {
+    // Plain HTTP: fronts relay to it, and it takes any credential (what is sent is what is tested).
     api = await startConformanceServer({
+      insecure: true,
       http: {
         authenticate: async (req) => {
           authorizations.push(req.headers.authorization);
@@ -462,7 +464,7 @@ describe.skipIf(!hasOpenssl)(
     let certs: Certs;
     let dir: string;
     beforeAll(async () => {
-      api = await startConformanceServer();
+      api = await startConformanceServer({ insecure: true });
       dir = await mkdtemp(join(tmpdir(), "karmada-ts-tls-"));
       certs = makeCerts(dir);
       front = await startFront(api.url, {
@@ -589,7 +591,7 @@ describe("http client: concurrency, transport errors and watch streams", () => {
     );
     const fast = await startConformanceServer();
     const client = new HttpClient({ server: slow.url, maxConcurrent: 3 });
-    const other = new HttpClient({ server: fast.url });
+    const other = new HttpClient(fast.connection);
 
     const total = 10;
     const calls = Array.from({ length: total }, (_, i) => client.get(CM, "default", `slow-${i}`));
@@ -617,7 +619,7 @@ describe("http client: concurrency, transport errors and watch streams", () => {
 
   it("reads and patches /scale as a Scale", async () => {
     const server = await startConformanceServer();
-    const client = new HttpClient({ server: server.url });
+    const client = new HttpClient(server.connection);
     await client.create(RESOURCES.deployments, {
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -651,7 +653,7 @@ describe("http client: concurrency, transport errors and watch streams", () => {
 
   it("lets watches release their slot once streaming", async () => {
     const server = await startConformanceServer();
-    const client = new HttpClient({ server: server.url, maxConcurrent: 1 });
+    const client = new HttpClient({ ...server.connection, maxConcurrent: 1 });
     const list = await client.list(CM, "default");
     const a = watching(client, CM, "default", { resourceVersion: list.metadata.resourceVersion! });
     const b = watching(client, CM, "default", { resourceVersion: list.metadata.resourceVersion! });
@@ -786,7 +788,7 @@ describe("http client: concurrency, transport errors and watch streams", () => {
 
   it("rejects done with the Status of a watch refused before streaming, and on a handler error", async () => {
     const server = await startConformanceServer();
-    const client = new HttpClient({ server: server.url });
+    const client = new HttpClient(server.connection);
     const missing = await watching(client, { ...CM, resource: "nothings" }, "default", {}).outcome;
     expect(isNotFound(missing)).toBe(true);
 

@@ -515,13 +515,26 @@ export class HttpClient implements Client {
    * GETs a path as text, whatever the status: non-resource paths (`/readyz`, `/version`,
    * discovery), or a resource path with another `accept` (e.g. a server-side Table).
    */
-  async getRaw(path: string, accept?: string): Promise<{ status: number; body: string }> {
+  getRaw(path: string, accept?: string): Promise<{ status: number; body: string }> {
+    return this.raw("GET", path, accept ? { accept } : {});
+  }
+
+  /**
+   * Any request, whatever the status: a JSON `body` is sent as such. For paths the Client
+   * verbs do not cover (a member simulator's `/sim/faults`, a subresource POST).
+   */
+  async raw(
+    method: string,
+    path: string,
+    opts: { body?: unknown; accept?: string } = {},
+  ): Promise<{ status: number; body: string }> {
     const [p, q] = path.split("?", 2) as [string, string | undefined];
     const res = await this.#send({
-      method: "GET",
+      method,
       path: p,
       query: new URLSearchParams(q ?? ""),
-      ...(accept ? { accept } : {}),
+      ...(opts.accept ? { accept: opts.accept } : {}),
+      ...(opts.body !== undefined ? { body: Buffer.from(JSON.stringify(opts.body)) } : {}),
     });
     return { status: res.status, body: res.body.toString("utf8") };
   }

@@ -375,6 +375,27 @@ function clientNodeAuthProvider(KubeConfigClass: typeof KubeConfig, user: User):
   };
 }
 
+/** Where a pod's service account credentials are mounted. */
+export const IN_CLUSTER_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/**
+ * The connection of a process running in a pod (client-go's InClusterConfig): the API server
+ * at `KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT` (the caller reads them), the mounted
+ * CA, and the mounted service-account token, read again as it rotates.
+ */
+export async function inClusterConnection(
+  host: string,
+  port: string,
+  dir = IN_CLUSTER_DIR,
+): Promise<ClusterConnection> {
+  const bracketed = host.includes(":") ? `[${host}]` : host;
+  return {
+    server: `https://${bracketed}:${port}`,
+    caData: await readFile(`${dir}/ca.crt`, "utf8"),
+    credentials: tokenFileSource(`${dir}/token`),
+  };
+}
+
 // --- rendering ------------------------------------------------------------------------
 
 export interface KubeconfigSpec {
@@ -444,6 +465,31 @@ export function renderKubeconfig(spec: KubeconfigSpec): string {
     preferences: {},
   };
   return YAML.stringify(doc);
+}
+
+/**
+ * A kubeconfig with one context per connection (context, cluster and `<name>-admin` user named
+ * after it), CA and credentials inline; the first is the current context.
+ */
+export function kubeconfigFor(
+  entries: ReadonlyArray<{ name: string; connection: ClusterConnection }>,
+  current = entries[0]?.name ?? "",
+): KubeconfigSpec {
+  return {
+    clusters: entries.map(({ name, connection: c }) => ({
+      name,
+      server: c.server,
+      ...(c.caData ? { caData: c.caData } : {}),
+      ...(c.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
+    })),
+    users: entries.map(({ name, connection: c }) => ({
+      name: `${name}-admin`,
+      ...(c.token ? { token: c.token } : {}),
+      ...(c.certData && c.keyData ? { certData: c.certData, keyData: c.keyData } : {}),
+    })),
+    contexts: entries.map(({ name }) => ({ name, cluster: name, user: `${name}-admin` })),
+    currentContext: current,
+  };
 }
 
 /** Writes a rendered kubeconfig, readable by its owner only (it holds credentials). */

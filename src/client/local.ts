@@ -4,6 +4,7 @@
  */
 import { type KubeObject, parseApiVersion, type StoredObject } from "../api/meta.ts";
 import { authorizeOrThrow, isMaster } from "../apiserver/authz/authorizer.ts";
+import { isReviewKind } from "../apiserver/builtin-types.ts";
 import {
   type RequestContext,
   requestContext,
@@ -14,6 +15,7 @@ import {
 import { updateApproval } from "../apiserver/csr-approval.ts";
 import { checkTypeMeta, type FieldValidation } from "../apiserver/prepare.ts";
 import type { ResourceType } from "../apiserver/resource-type.ts";
+import { evaluateReview } from "../apiserver/reviews.ts";
 import { deleteObject } from "../apiserver/verbs/delete.ts";
 import { applyPatchDocument, patchWith } from "../apiserver/verbs/patch.ts";
 import { getObject, listObjects } from "../apiserver/verbs/read.ts";
@@ -180,6 +182,16 @@ export class LocalClient implements Client {
     const body = toJson(obj) as StoredObject;
     checkTypeMeta(rt, body);
     this.#authorize("create", res, rt.namespaced ? body.metadata.namespace : undefined);
+    // Reviews (SubjectAccessReview, TokenReview, ...) are answered, not stored.
+    if (isReviewKind(rt)) {
+      return evaluateReview(
+        this.#server,
+        rt,
+        body,
+        this.#ctx(),
+        rt.namespaced ? body.metadata.namespace : undefined,
+      );
+    }
     return createObject(
       this.#server,
       this.#ctx(),

@@ -72,6 +72,22 @@ async function ensure(
   }
 }
 
+/**
+ * A namespace, looked for before it is created: an agent may `get` namespaces in the control
+ * plane but not create them (they exist since `register`).
+ */
+async function ensureNamespace(
+  client: Client,
+  namespace: Record<string, unknown> & { metadata: { name: string } },
+): Promise<void> {
+  try {
+    await client.get(RESOURCES.namespaces, undefined, namespace.metadata.name);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await ensure(client, RESOURCES.namespaces, namespace);
+  }
+}
+
 /** A service account and its token secret in the member; resolves to the token and CA once the member filled them. */
 async function serviceAccountToken(
   member: Client,
@@ -147,7 +163,7 @@ export async function registerCluster(
   const credentials = opts.reportSecrets.includes("KubeCredentials");
   const impersonation = opts.reportSecrets.includes("KubeImpersonator");
   const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: ns, labels: LABELS } };
-  await ensure(member.client, RESOURCES.namespaces, namespace);
+  await ensureNamespace(member.client, namespace);
   const timeout = opts.tokenTimeoutMs ?? 30_000;
   const impersonator = impersonation
     ? await serviceAccountToken(member.client, ns, IMPERSONATOR_SA, timeout)
@@ -175,7 +191,7 @@ export async function registerCluster(
     token = await serviceAccountToken(member.client, ns, sa, timeout);
   }
 
-  await ensure(karmada, RESOURCES.namespaces, namespace);
+  await ensureNamespace(karmada, namespace);
   const secretData = (data: Record<string, string>) =>
     Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)]));
   const secrets: StoredObject[] = [];
@@ -200,8 +216,15 @@ export async function registerCluster(
   if (opts.provider) spec.provider = opts.provider;
   if (opts.region) spec.region = opts.region;
   if (opts.zones?.length) spec.zones = opts.zones;
-  const cluster = same
-    ? await karmada.patch(RESOURCES.clusters, undefined, opts.name, "merge", { spec })
+  // An agent re-registering changes its Cluster only when the spec differs, as upstream's
+  // (its RBAC has no update on clusters: a changed endpoint needs an administrator).
+  const current = same ? existing.items.find((c) => c.metadata.name === opts.name)! : undefined;
+  const currentSpec = current && isObject(current.spec) ? current.spec : {};
+  const changed = Object.entries(spec).some(([k, v]) => JSON.stringify(currentSpec[k]) !== JSON.stringify(v));
+  const cluster = current
+    ? changed
+      ? await karmada.patch(RESOURCES.clusters, undefined, opts.name, "merge", { spec })
+      : current
     : await karmada.create(RESOURCES.clusters, {
         apiVersion: "cluster.karmada.io/v1alpha1",
         kind: "Cluster",

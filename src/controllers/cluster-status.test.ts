@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { HttpClient } from "../client/http.ts";
 import { sumResourceLists } from "../machinery/quantity.ts";
 import { deploymentObject, podObject, TestClock } from "../member-sim/test-support.ts";
 import { TAINT_NOT_READY } from "./cluster.ts";
@@ -270,7 +271,9 @@ describe("cluster status controller over joined members", () => {
       reason: "Complete",
       message: "collected complete APIEnablements from the cluster",
     });
-    const version = (await (await fetch(`${m.url}/version`)).json()) as { gitVersion: string };
+    const direct = new HttpClient(m.connection);
+    const version = JSON.parse((await direct.getRaw("/version")).body) as { gitVersion: string };
+    direct.close();
     expect(status.kubernetesVersion).toBe(version.gitVersion);
 
     const enablements = status.apiEnablements as Array<{

@@ -58,6 +58,14 @@ export interface ControllerOptions {
   gracefulEvictionTimeoutMs: number;
   /** `--failover-shadow-mode` (false, ours): the taint manager records the evictions it would make, and makes none. */
   failoverShadowMode: boolean;
+  /** The agent's `--cert-rotation-checking-interval` (5 m). */
+  certRotationCheckingIntervalMs: number;
+  /** The agent's `--cert-rotation-remaining-time-threshold` (0.2 of the certificate's lifetime). */
+  certRotationRemainingTimeThreshold: number;
+  /** The agent's `--karmada-kubeconfig-namespace`: where its control-plane kubeconfig Secret is (karmada-system). */
+  karmadaKubeconfigNamespace: string;
+  /** Told when the agent's certificate was renewed, so the running agent uses it at once. */
+  onAgentCertificateRotated?: (cert: { certPem: string; keyPem: string }) => void;
   /** `--feature-gates`. */
   features: FeatureGates;
   /** The scheduler's `--plugins` and `--enable-empty-workload-propagation`. */
@@ -75,6 +83,9 @@ export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
   clusterLeaseRenewFraction: 0.25,
   clusterProbeTimeoutMs: 5_000,
   failoverEvictionTimeoutMs: 300_000,
+  certRotationCheckingIntervalMs: 300_000,
+  certRotationRemainingTimeThreshold: 0.2,
+  karmadaKubeconfigNamespace: "karmada-system",
   enableTaintManager: true,
   resourceEvictionRate: 0.5,
   noExecuteTaintEvictionPurgeMode: "Gracefully",

@@ -269,14 +269,15 @@ export function executionController(
       for (const m of manifestsOf(work))
         await removeFromMember(conn, m, spec.preserveResourcesOnDeletion === true);
     }
-    await ctx.client.patch(KARMADA.works, work.metadata.namespace, work.metadata.name!, "json", [
-      { op: "test", path: "/metadata/resourceVersion", value: work.metadata.resourceVersion },
-      {
-        op: "replace",
-        path: "/metadata/finalizers",
-        value: work.metadata.finalizers.filter((f) => f !== FINALIZER.execution),
+    // An update with the cached resourceVersion (a conflict retries): an agent may update its
+    // Works but not patch them, as upstream's RBAC for Pull clusters has it.
+    await ctx.client.update(KARMADA.works, {
+      ...work,
+      metadata: {
+        ...work.metadata,
+        finalizers: work.metadata.finalizers.filter((f) => f !== FINALIZER.execution),
       },
-    ]);
+    });
   }
 
   /** Applies in flight per member cluster. */

@@ -9,9 +9,11 @@ import type { Logger } from "../log.ts";
 import { type Controller, type RunningController, runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
 import { InformerFactory } from "../runtime/informer.ts";
+import { agentCsrApprovingController } from "./agent-csr-approving.ts";
 import { applicationFailoverController } from "./application-failover.ts";
 import { bindingController } from "./binding.ts";
 import { bindingStatusController } from "./binding-status.ts";
+import { certRotationController } from "./cert-rotation.ts";
 import { clusterController } from "./cluster.ts";
 import { clusterMonitorController } from "./cluster-monitor.ts";
 import { clusterStatusController } from "./cluster-status.ts";
@@ -67,6 +69,8 @@ export const controllers: ControllerRegistry = {
   // Upstream starts it only with the Failover feature gate.
   clustertaintpolicy: (ctx) =>
     ctx.options.features.enabled("Failover") ? [clusterTaintPolicyController(ctx)] : [],
+  // Approves agents' client certificate requests (registration and renewal), as upstream v1.12+.
+  agentcsrapproving: (ctx) => [agentCsrApprovingController(ctx)],
   // Upstream starts its dependencies distributor next to the resource detector when the
   // PropagateDeps feature gate (on by default) is enabled; `-dependenciesDistributor` also turns it off.
   dependenciesDistributor: (ctx) =>
@@ -87,8 +91,12 @@ export function agentControllers(clusterName: string): ControllerRegistry {
     clusterStatus: (ctx) => [clusterStatusController(ctx, { pullCluster: clusterName })],
     execution: (ctx) => [executionController(ctx, ctx.interpreter, { pullCluster: clusterName })],
     workStatus: (ctx) => [workStatusController(ctx, ctx.interpreter, { pullCluster: clusterName })],
+    certRotation: (ctx) => [certRotationController(ctx, clusterName)],
   };
 }
+
+/** Controllers `*` does not turn on (upstream's disabled-by-default set). */
+export const DISABLED_BY_DEFAULT: ReadonlySet<string> = new Set(["certRotation"]);
 
 /**
  * Upstream's `--controllers` semantics: `*` enables the defaults, `name` enables one,
@@ -99,7 +107,7 @@ export function isControllerEnabled(name: string, flags: readonly string[]): boo
     if (flag === name) return true;
     if (flag === `-${name}`) return false;
   }
-  return flags.includes("*");
+  return flags.includes("*") && !DISABLED_BY_DEFAULT.has(name);
 }
 
 export interface ControllerManagerOptions {

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isObject, type StoredObject } from "../api/meta.ts";
-import { type RunningControlPlane, startControlPlane } from "../bin/control-plane.ts";
+import { type RunningControlPlane, startLocalControlPlane } from "../bin/control-plane.ts";
 import {
   DEFAULT_CLUSTER_NAMESPACE,
   type JoinOptions,
@@ -18,7 +18,7 @@ import {
 import { clientFactory } from "../cli/factory.ts";
 import type { CommandIO } from "../cli/io.ts";
 import { RESOURCES } from "../client/client.ts";
-import { writeKubeconfig } from "../client/kubeconfig.ts";
+import { kubeconfigFor, writeKubeconfig } from "../client/kubeconfig.ts";
 import { LocalClient } from "../client/local.ts";
 import { silentLogger } from "../log.ts";
 import { isNotFound } from "../machinery/errors.ts";
@@ -247,7 +247,7 @@ export class ClusterTestEnv {
 
   static async start(): Promise<ClusterTestEnv> {
     const dir = await mkdtemp(join(tmpdir(), "karmada-ts-cluster-"));
-    const cp = await startControlPlane({ storage: "memory:", host: "127.0.0.1", port: 0, log: silentLogger });
+    const cp = await startLocalControlPlane();
     const client = new LocalClient(cp.api.context, { fieldManager: "karmada-test" });
     const env = new ClusterTestEnv(dir, cp, client, join(dir, "karmada.config"));
     await env.#writeKubeconfig();
@@ -256,16 +256,13 @@ export class ClusterTestEnv {
   }
 
   async #writeKubeconfig(): Promise<void> {
-    const clusters = [
-      { name: "karmada-apiserver", server: this.cp.url },
-      ...[...this.members.values()].map((m) => ({ name: m.name, server: m.url })),
-    ];
-    await writeKubeconfig(this.kubeconfig, {
-      clusters,
-      users: clusters.map((c) => ({ name: `${c.name}-admin` })),
-      contexts: clusters.map((c) => ({ name: c.name, cluster: c.name, user: `${c.name}-admin` })),
-      currentContext: "karmada-apiserver",
-    });
+    await writeKubeconfig(
+      this.kubeconfig,
+      kubeconfigFor([
+        { name: "karmada-apiserver", connection: this.cp.connection },
+        ...[...this.members.values()].map((m) => ({ name: m.name, connection: m.connection })),
+      ]),
+    );
   }
 
   /** Starts a simulated member on a free port and adds a context named after it to the kubeconfig. */

@@ -2,6 +2,7 @@
  * Upstream's well-known names, labels, annotations and finalizers, and its name generation
  * (`pkg/util/names`): binding names, Work names with their FNV-1a hash suffix, execution spaces.
  */
+import { randomInt } from "node:crypto";
 
 export const EXECUTION_SPACE_PREFIX = "karmada-es-";
 export const RESERVED_NAMESPACES = ["karmada-system", "karmada-cluster"];
@@ -87,6 +88,11 @@ export function fnv32a(text: string): number {
 }
 
 const SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+/** Kubernetes' rand.String: random characters of the vowel-free alphabet (generated name suffixes). */
+export function randomSuffix(length = 5): string {
+  return Array.from({ length }, () => SAFE_ALPHABET[randomInt(SAFE_ALPHABET.length)]).join("");
+}
 
 /** Kubernetes' rand.SafeEncodeString: each character mapped into a vowel-free alphabet. */
 export function safeEncode(text: string): string {

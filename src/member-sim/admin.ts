@@ -8,7 +8,9 @@
  *   GET    /sim/info      {"name","nodes","clusterID","pid"}
  *
  * Bad fault JSON answers 400 {"error":"..."}. The admin endpoint keeps answering under every
- * fault (so `restore` can get through).
+ * fault (so `restore` can get through). It is authenticated as the API is, and authorized as
+ * non-resource URLs (`get`/`post`/`delete` on `/sim/faults`, `get` on `/sim/info`): the
+ * cluster's admin may, anonymous requests may not.
  *
  * Faults on the wire: `unreachable` (mode reset) destroys every open connection (watches
  * included) and every new request's socket before an answer, so clients get ECONNRESET /
@@ -18,8 +20,16 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { forbiddenError } from "../apiserver/authz/authorizer.ts";
 import type { ApiHandler } from "../apiserver/handler.ts";
-import { type RunningHttpServer, startHttpServer } from "../apiserver/http.ts";
+import {
+  authenticateRequest,
+  type HttpServerOptions,
+  type RunningHttpServer,
+  requestHeaders,
+  sendUnauthorized,
+  startHttpServer,
+} from "../apiserver/http.ts";
 import type { Logger } from "../log.ts";
 import { FaultError, type Faults } from "./faults.ts";
 
@@ -94,17 +104,49 @@ async function admin(
   }
 }
 
-export interface MemberHttpOptions {
-  host: string;
-  port: number;
-  log: Logger;
+export interface MemberHttpOptions
+  extends Pick<HttpServerOptions, "host" | "port" | "log" | "tls" | "authenticate"> {
   faults: Faults;
   info: AdminInfo;
 }
 
+/** Authenticates and authorizes an admin request; answers 401/403 itself and returns false when refused. */
+async function adminAllowed(
+  handler: ApiHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  authenticate: HttpServerOptions["authenticate"],
+): Promise<boolean> {
+  const outcome = await authenticateRequest(req, requestHeaders(req), authenticate);
+  if ("error" in outcome) {
+    sendUnauthorized(res);
+    return false;
+  }
+  const attrs = {
+    kind: "nonresource" as const,
+    user: outcome.user,
+    verb: (req.method ?? "GET").toLowerCase(),
+    path,
+  };
+  const decision = handler.server.authorizer?.authorize(attrs);
+  if (decision && !decision.allowed) {
+    const status = forbiddenError(attrs, decision.reason).status;
+    reply(res, 403, status);
+    return false;
+  }
+  return true;
+}
+
 /** Serves the API handler plus the admin endpoint and network faults. */
 export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions): Promise<RunningHttpServer> {
-  const http = await startHttpServer(handler, { host: opts.host, port: opts.port, log: opts.log });
+  const http = await startHttpServer(handler, {
+    host: opts.host,
+    port: opts.port,
+    log: opts.log,
+    ...(opts.tls ? { tls: opts.tls } : {}),
+    ...(opts.authenticate ? { authenticate: opts.authenticate } : {}),
+  });
   const { server } = http;
   const { faults } = opts;
   const sockets = new Set<Socket>();
@@ -112,7 +154,8 @@ export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions):
   const adminSockets = new Set<Socket>();
   /** Sockets silenced by a hang fault (corked: nothing they write leaves). */
   const held = new Set<Socket>();
-  server.on("connection", (s: Socket) => {
+  // Requests carry the TLS socket over HTTPS (the TCP one under plain HTTP): track those.
+  server.on(opts.tls ? "secureConnection" : "connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => {
       sockets.delete(s);
@@ -133,7 +176,10 @@ export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions):
     if (path.startsWith("/sim/")) {
       adminSockets.add(req.socket);
       res.on("close", () => adminSockets.delete(req.socket));
-      void admin(req, res, path, faults, opts.info);
+      void adminAllowed(handler, req, res, path, opts.authenticate).then(
+        (ok) => (ok ? admin(req, res, path, faults, opts.info) : undefined),
+        (err) => reply(res, 500, { error: (err as Error).message }),
+      );
       return;
     }
     const mode = faults.unreachable();

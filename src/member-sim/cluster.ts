@@ -15,12 +15,15 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { StoredObject } from "../api/meta.ts";
+import { secureServingFrom } from "../apiserver/secure-serving.ts";
 import { ApiServer, type ApiServerOptions } from "../apiserver/server.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
+import type { ClusterConnection } from "../client/http.ts";
 import { LocalClient } from "../client/local.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isNotFound } from "../machinery/errors.ts";
 import { parseQuantity } from "../machinery/quantity.ts";
+import { type ClusterPki, createClusterPki } from "../pki/cluster-pki.ts";
 import { type RunningController, runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
 import { InformerFactory, objectKey } from "../runtime/informer.ts";
@@ -99,9 +102,20 @@ export interface MemberCluster {
 }
 
 export interface ServedMemberCluster extends MemberCluster {
-  /** `http://host:port`: the API and the admin endpoint (`/sim/...`). */
+  /** `https://host:port` (`http://` when insecure): the API and the admin endpoint (`/sim/...`). */
   url: string;
   port: number;
+  /** How its administrator reaches it: the URL, the CA and the admin's client certificate. */
+  connection: ClusterConnection;
+}
+
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  /** The cluster's certificates and keys (default: made in memory, CA named after the cluster). */
+  pki?: ClusterPki;
+  /** Plain HTTP, nobody authenticated: for benchmarks only. */
+  insecure?: boolean;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -344,11 +358,23 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
   }
 }
 
-/** A member cluster served over HTTP on `host:port` (port 0: a free one). */
+/**
+ * A member cluster served on `host:port` (port 0: a free one), as a real cluster is: HTTPS
+ * with its own CA, client certificates and service-account tokens authenticated, RBAC.
+ */
 export async function serveMemberCluster(
-  opts: MemberClusterOptions & { host?: string; port?: number },
+  opts: MemberClusterOptions & ServeOptions,
 ): Promise<ServedMemberCluster> {
-  const cluster = await startMemberCluster(opts);
+  const pki = opts.insecure ? undefined : (opts.pki ?? (await createClusterPki({ caName: opts.name })));
+  const serving = pki ? secureServingFrom(pki) : undefined;
+  const cluster = await startMemberCluster({
+    ...opts,
+    server: {
+      ...opts.server,
+      ...serving?.api,
+      ...(serving ? {} : { authorization: "AlwaysAllow" as const }),
+    },
+  });
   try {
     const http = await serveMember(cluster.api.handler, {
       host: opts.host ?? "127.0.0.1",
@@ -360,11 +386,19 @@ export async function serveMemberCluster(
         nodes: () => cluster.informers.nodes.keys().sort(),
         clusterId: () => cluster.clusterId,
       },
+      ...(serving ? { tls: serving.tls, authenticate: cluster.api.authenticate! } : {}),
     });
+    const connection: ClusterConnection = { server: http.url };
+    if (pki) {
+      connection.caData = pki.ca.certPem;
+      connection.certData = pki.admin.certPem;
+      connection.keyData = pki.admin.keyPem;
+    }
     return {
       ...cluster,
       url: http.url,
       port: http.port,
+      connection,
       async stop() {
         await http.close();
         await cluster.stop();

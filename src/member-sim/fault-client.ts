@@ -7,6 +7,7 @@
  *   delete-pods -n NS [-l SELECTOR]      unhealthy-workload -n NS KIND/NAME
  *   restore [--id ID]                    list
  */
+import type { HttpClient } from "../client/http.ts";
 import { FaultError, parseFault, WORKLOAD_KINDS } from "./faults.ts";
 
 export interface FaultArgs {
@@ -58,29 +59,30 @@ export function faultFromArgs(a: FaultArgs): Record<string, unknown> {
   return body;
 }
 
-/** Sends a fault (or, with body undefined, lists faults); returns the response JSON or throws with the server's error. */
+/**
+ * Sends a fault (or, with body undefined, lists faults) through a client of the member (its
+ * admin endpoint is authenticated and authorized like the API); returns the response JSON or
+ * throws with the server's error.
+ */
 export async function sendFault(
-  url: string,
+  client: Pick<HttpClient, "raw">,
   body: Record<string, unknown> | undefined,
-  fetchImpl: typeof fetch = fetch,
 ): Promise<unknown> {
-  const endpoint = `${url.replace(/\/+$/, "")}/sim/faults`;
-  const res = await fetchImpl(endpoint, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
+  const res = await client.raw(
+    body === undefined ? "GET" : "POST",
+    "/sim/faults",
+    body === undefined ? {} : { body },
+  );
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(res.body);
   } catch {
-    json = { error: text };
+    json = { error: res.body };
   }
-  if (!res.ok) {
-    const msg = (json as { error?: string }).error ?? `HTTP ${res.status}`;
-    throw new FaultError(msg);
+  if (res.status < 200 || res.status >= 300) {
+    const msg =
+      (json as { error?: string; message?: string }).error ?? (json as { message?: string }).message;
+    throw new FaultError(msg ?? `HTTP ${res.status}`);
   }
   return json;
 }

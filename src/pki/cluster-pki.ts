@@ -169,3 +169,48 @@ export async function loadOrCreateClusterPki(
   }
   return { ca, serving, admin, serviceAccountKeyPem, clients };
 }
+
+/**
+ * kube-apiserver's self-signed serving certificate: with no `--tls-cert-file`, a CA and a
+ * certificate for `hosts` are made once and kept in `dir` (`apiserver.crt` holds the
+ * certificate followed by its CA, `apiserver.key` the key); later starts reuse them.
+ */
+export async function loadOrCreateSelfSignedServing(
+  dir: string,
+  hosts: readonly string[],
+  now = new Date(),
+): Promise<{ certPem: string; keyPem: string; caPem: string }> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const existing = await readPair(dir, "apiserver");
+  if (existing && fresh(existing, now)) {
+    const blocks =
+      existing.certPem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/g) ?? [];
+    return { ...existing, caPem: blocks[blocks.length - 1] ?? existing.certPem };
+  }
+  const ca = await createCertificateAuthority({
+    commonName: `${hostname()}-ca@${Math.floor(now.getTime() / 1000)}`,
+    now,
+  });
+  const serving = await leaf(
+    ca,
+    {
+      commonName: `${hostname()}@${Math.floor(now.getTime() / 1000)}`,
+      hosts: [...new Set([...localHosts(), ...hosts])],
+      usage: "server",
+    },
+    now,
+  );
+  const pair = { certPem: serving.certPem + ca.certPem, keyPem: serving.keyPem };
+  await writePair(dir, "apiserver", pair);
+  return { ...pair, caPem: ca.certPem };
+}
+
+/** A key kept in `dir/<name>` (made on first use), e.g. the service-account signing key. */
+export async function loadOrCreateKey(dir: string, name: string): Promise<string> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, name);
+  if (existsSync(path)) return readFile(path, "utf8");
+  const key = generateKeyPem();
+  await writeFile(path, key, { mode: 0o600 });
+  return key;
+}

@@ -11,6 +11,7 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
+  X509Certificate as NodeX509Certificate,
   randomBytes,
   webcrypto,
 } from "node:crypto";
@@ -358,4 +359,24 @@ export async function parseCertificateRequest(pem: string): Promise<CsrInfo> {
     uris: names.filter((n) => n.type === "url").map((n) => n.value),
     signatureValid,
   };
+}
+
+/** Why a certificate and key cannot serve as a CA (not a CA, key does not match, expired), or undefined. */
+export function caProblem(ca: CertificateAndKey, now = Date.now()): string | undefined {
+  let info: CertificateInfo;
+  try {
+    info = certificateInfo(ca.certPem);
+  } catch (err) {
+    return `not a PEM certificate (${(err as Error).message})`;
+  }
+  if (!info.isCa) return "the certificate is not a CA (basicConstraints CA:TRUE is missing)";
+  if (info.notAfter.getTime() <= now) return `the CA expired on ${info.notAfter.toISOString()}`;
+  try {
+    const cert = new NodeX509Certificate(firstPem(ca.certPem));
+    if (!cert.checkPrivateKey(createPrivateKey(ca.keyPem)))
+      return "the key does not belong to the certificate";
+  } catch (err) {
+    return `the key cannot be read (${(err as Error).message})`;
+  }
+  return undefined;
 }

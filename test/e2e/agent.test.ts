@@ -13,14 +13,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isObject, type StoredObject } from "../../src/api/meta.ts";
-import { type RunningControlPlane, startControlPlane } from "../../src/bin/control-plane.ts";
+import { type RunningControlPlane, startLocalControlPlane } from "../../src/bin/control-plane.ts";
 import {
   DEFAULT_LEADER_ELECTION,
   type ElectedControllerManager,
   startElectedControllerManager,
 } from "../../src/bin/controller-manager.ts";
 import { RESOURCES } from "../../src/client/client.ts";
-import { writeKubeconfig } from "../../src/client/kubeconfig.ts";
+import { kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { LocalClient } from "../../src/client/local.ts";
 import { silentLogger } from "../../src/log.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
@@ -105,7 +105,7 @@ describe("karmada agent (Pull mode)", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "karmada-ts-agent-"));
-    cp = await startControlPlane({ storage: "memory:", host: "127.0.0.1", port: 0, log: silentLogger });
+    cp = await startLocalControlPlane();
     client = new LocalClient(cp.api.context, { fieldManager: "test" });
     controllers = startElectedControllerManager({
       client: new LocalClient(cp.api.context, { fieldManager: "karmada-controller-manager" }),
@@ -121,17 +121,14 @@ describe("karmada agent (Pull mode)", () => {
     member = await serveMemberCluster({ name: "pull1", port: 0, timing: FAST });
     other = await serveMemberCluster({ name: "other", port: 0, timing: FAST });
     kubeconfig = join(dir, "karmada.config");
-    const clusters = [
-      { name: "karmada-apiserver", server: cp.url },
-      { name: "pull1", server: member.url },
-      { name: "other", server: other.url },
-    ];
-    await writeKubeconfig(kubeconfig, {
-      clusters,
-      users: clusters.map((c) => ({ name: `${c.name}-admin` })),
-      contexts: clusters.map((c) => ({ name: c.name, cluster: c.name, user: `${c.name}-admin` })),
-      currentContext: "karmada-apiserver",
-    });
+    await writeKubeconfig(
+      kubeconfig,
+      kubeconfigFor([
+        { name: "karmada-apiserver", connection: cp.connection },
+        { name: "pull1", connection: member.connection },
+        { name: "other", connection: other.connection },
+      ]),
+    );
   });
   afterAll(async () => {
     for (const a of agents)

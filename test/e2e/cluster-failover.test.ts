@@ -11,6 +11,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpClientFor, loadKubeconfig } from "../../src/client/kubeconfig.ts";
 import { sendFault } from "../../src/member-sim/fault-client.ts";
 import { FeatureGates } from "../../src/runtime/features.ts";
 import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
@@ -67,10 +68,14 @@ const LONG = [600, 100] as const;
 function fleetHelpers(fleet: () => TestFleet) {
   const { kubectl, cp, ok, getJson } = fleetKubectl<Obj>(fleet);
   const get = (context: string, args: string[]) => getJson(context, ["get", ...args]);
-  const memberUrl = (name: string): string => {
-    const m = fleet().up.members.find((x) => x.name === name);
-    if (!m) throw new Error(`no member ${name}`);
-    return m.url;
+  /** Sends a fault to a member's admin endpoint, as the member's admin. */
+  const fault = async (name: string, body: Record<string, unknown>) => {
+    const admin = httpClientFor(await loadKubeconfig({ path: fleet().up.kubeconfig, context: name }));
+    try {
+      return await sendFault(admin, body);
+    } finally {
+      admin.close();
+    }
   };
   const targets = async (): Promise<string[]> =>
     ((await get("karmada-apiserver", ["rb", "web-deployment"]))?.spec?.clusters ?? []).map((c) => c.name);
@@ -90,7 +95,7 @@ function fleetHelpers(fleet: () => TestFleet) {
     ((await get("karmada-apiserver", ["events", "-n", "default"]))?.items ?? []).filter(
       (e) => e.involvedObject?.name === name,
     );
-  return { kubectl, cp, ok, get, memberUrl, targets, runningOn, eventsOf };
+  return { kubectl, cp, ok, get, fault, targets, runningOn, eventsOf };
 }
 
 /** Splits kubectl's `-o json` watch output (objects one after another) into the objects. */
@@ -167,7 +172,7 @@ describe("cluster failover on karmada up", () => {
     fleet = await startTestFleet("cluster-failover", 3, FAILOVER);
   }, 90_000);
   afterAll(async () => {
-    if (faulted) await sendFault(h.memberUrl(faulted), { type: "restore" }).catch(() => undefined);
+    if (faulted) await h.fault(faulted, { type: "restore" }).catch(() => undefined);
     await fleet?.stop();
   });
 
@@ -180,7 +185,7 @@ describe("cluster failover on karmada up", () => {
       await eventually(async () => watch.lines().length > 0, "the binding watch started", ...LONG);
 
       faulted = first;
-      await sendFault(h.memberUrl(first), { type: "unreachable" });
+      await h.fault(first, { type: "unreachable" });
 
       // The taint comes after the timeout; then the binding moves with a graceful eviction task.
       await eventually(
@@ -205,7 +210,7 @@ describe("cluster failover on karmada up", () => {
       );
 
       // The member answers again: its taints go, and so does the old copy; the workload stays put.
-      await sendFault(h.memberUrl(first), { type: "restore" });
+      await h.fault(first, { type: "restore" });
       faulted = undefined;
       await eventually(
         async () => (await h.kubectl(first, ["get", "deployment", "web"])).stderr.includes("NotFound"),
@@ -242,7 +247,7 @@ describe("cluster failover in shadow mode", () => {
     });
   }, 90_000);
   afterAll(async () => {
-    if (faulted) await sendFault(h.memberUrl(faulted), { type: "restore" }).catch(() => undefined);
+    if (faulted) await h.fault(faulted, { type: "restore" }).catch(() => undefined);
     await fleet?.stop();
   });
 
@@ -250,7 +255,7 @@ describe("cluster failover in shadow mode", () => {
     await h.ok(h.cp(["apply", "-f", "-"], manifest(deployment("web", { replicas: 2 }), policy)));
     const first = await h.runningOn();
     faulted = first;
-    await sendFault(h.memberUrl(first), { type: "unreachable" });
+    await h.fault(first, { type: "unreachable" });
 
     const shadowed = await eventually(
       async () => (await h.eventsOf("web-deployment")).find((e) => e.reason === "EvictionShadowed"),

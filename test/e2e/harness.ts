@@ -9,8 +9,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApiHandler, ApiRequest } from "../../src/apiserver/handler.ts";
 import { startHttpServer } from "../../src/apiserver/http.ts";
+import { secureServingFrom } from "../../src/apiserver/secure-serving.ts";
 import { ApiServer, type ApiServerOptions } from "../../src/apiserver/server.ts";
+import type { ClusterConnection } from "../../src/client/http.ts";
+import { writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { silentLogger } from "../../src/log.ts";
+import { type ClusterPki, createClusterPki } from "../../src/pki/cluster-pki.ts";
 import { MemoryStore } from "../../src/storage/memory/store.ts";
 import type { Store } from "../../src/storage/store.ts";
 
@@ -50,6 +54,8 @@ export interface KubectlProcess {
 
 export interface TestServer {
   url: string;
+  /** How the admin reaches it (URL, CA, client certificate), for the HTTP client. */
+  connection: ClusterConnection;
   api: ApiServer;
   store: Store;
   dir: string;
@@ -65,11 +71,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** One PKI per test process: making a CA per server would only slow the tests down. */
+let testPki: Promise<ClusterPki> | undefined;
+export function sharedTestPki(): Promise<ClusterPki> {
+  testPki ??= createClusterPki({ caName: "karmada-ts-test" });
+  return testPki;
+}
+
 export async function startTestServer(
   opts: { store?: Store; server?: Partial<ApiServerOptions> } = {},
 ): Promise<TestServer> {
   const store = opts.store ?? new MemoryStore();
-  const api = await ApiServer.start({ store, log: silentLogger, compactionIntervalMs: 0, ...opts.server });
+  const pki = await sharedTestPki();
+  const serving = secureServingFrom(pki, { bootstrapTokens: true });
+  const api = await ApiServer.start({
+    store,
+    log: silentLogger,
+    compactionIntervalMs: 0,
+    ...serving.api,
+    ...opts.server,
+  });
   const requests: RecordedRequest[] = [];
   // The handler with a recorder in front (same object otherwise, so private state is shared).
   const recording = Object.create(api.handler) as ApiHandler;
@@ -86,24 +107,21 @@ export async function startTestServer(
     entry.status = res.status;
     return res;
   };
-  const http = await startHttpServer(recording, { host: "127.0.0.1", port: 0, log: silentLogger });
+  const http = await startHttpServer(recording, {
+    host: "127.0.0.1",
+    port: 0,
+    log: silentLogger,
+    tls: serving.tls,
+    authenticate: api.authenticate!,
+  });
   const dir = await mkdtemp(join(tmpdir(), "karmada-ts-e2e-"));
   const kubeconfig = join(dir, "kubeconfig");
-  await writeFile(
-    kubeconfig,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters:",
-      `- name: test\n  cluster:\n    server: ${http.url}`,
-      "contexts:",
-      "- name: test\n  context:\n    cluster: test\n    user: test\n    namespace: default",
-      "current-context: test",
-      "users:",
-      "- name: test\n  user: {}",
-      "",
-    ].join("\n"),
-  );
+  await writeKubeconfig(kubeconfig, {
+    clusters: [{ name: "test", server: http.url, caData: pki.ca.certPem }],
+    users: [{ name: "test", certData: pki.admin.certPem, keyData: pki.admin.keyPem }],
+    contexts: [{ name: "test", cluster: "test", user: "test", namespace: "default" }],
+    currentContext: "test",
+  });
   const argv = (args: string[]): string[] => [
     `--kubeconfig=${kubeconfig}`,
     `--cache-dir=${join(dir, "cache")}`,
@@ -171,6 +189,12 @@ export async function startTestServer(
     });
   return {
     url: http.url,
+    connection: {
+      server: http.url,
+      caData: pki.ca.certPem,
+      certData: pki.admin.certPem,
+      keyData: pki.admin.keyPem,
+    },
     api,
     store,
     dir,

@@ -1,8 +1,8 @@
 /**
  * What only shows over a socket: body limits, media types, watch streams that end when the
- * client leaves, and headers flushed before the first event.
+ * client leaves, and headers flushed before the first event. Over HTTPS as the admin.
  */
-import { request } from "node:http";
+import { type RequestOptions, request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/storage/memory/store.ts";
 import type { Store, Watch, WatchHandlers } from "../../src/storage/store.ts";
@@ -25,6 +25,11 @@ class CountingStore extends MemoryStore {
   }
 }
 
+/** TLS and the admin's certificate for raw requests to a test server. */
+function tlsOf(s: TestServer): RequestOptions {
+  return { ca: s.connection.caData!, cert: s.connection.certData!, key: s.connection.keyData! };
+}
+
 function call(
   s: TestServer,
   method: string,
@@ -34,7 +39,7 @@ function call(
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const url = new URL(s.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, method, path, headers, ...tlsOf(s) }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () =>
@@ -119,6 +124,7 @@ describe("over HTTP", () => {
           host: url.hostname,
           port: url.port,
           path: "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1",
+          ...tlsOf(s),
         },
         (res) => resolve({ status: res.statusCode ?? 0, close: () => req.destroy() }),
       );

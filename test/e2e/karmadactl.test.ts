@@ -15,14 +15,14 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { isObject, type StoredObject } from "../../src/api/meta.ts";
-import { type RunningControlPlane, startControlPlane } from "../../src/bin/control-plane.ts";
+import { type RunningControlPlane, startLocalControlPlane } from "../../src/bin/control-plane.ts";
 import {
   DEFAULT_LEADER_ELECTION,
   type ElectedControllerManager,
   startElectedControllerManager,
 } from "../../src/bin/controller-manager.ts";
 import { type Client, RESOURCES } from "../../src/client/client.ts";
-import { writeKubeconfig } from "../../src/client/kubeconfig.ts";
+import { kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { LocalClient } from "../../src/client/local.ts";
 import { silentLogger } from "../../src/log.ts";
 import { isNotFound } from "../../src/machinery/errors.ts";
@@ -116,7 +116,7 @@ describe("karmadactl (the executable) and kubectl get clusters", { timeout: 150_
   let member: (name: string) => string[];
 
   beforeAll(async () => {
-    cp = await startControlPlane({ storage: "memory:", host: "127.0.0.1", port: 0, log: silentLogger });
+    cp = await startLocalControlPlane();
     karmada = new LocalClient(cp.api.context, { fieldManager: "karmada-controller-manager" });
     controllers = startElectedControllerManager({
       client: karmada,
@@ -133,17 +133,14 @@ describe("karmadactl (the executable) and kubectl get clusters", { timeout: 150_
     m2 = await serveMemberCluster({ name: "member2", port: 0, timing: FAST });
     dir = await mkdtemp(join(tmpdir(), "karmada-ts-karmadactl-"));
     kubeconfig = join(dir, "karmada.config");
-    const clusters = [
-      { name: "karmada-apiserver", server: cp.url },
-      { name: "member1", server: m1.url },
-      { name: "member2", server: m2.url },
-    ];
-    await writeKubeconfig(kubeconfig, {
-      clusters,
-      users: clusters.map((c) => ({ name: `${c.name}-admin` })),
-      contexts: clusters.map((c) => ({ name: c.name, cluster: c.name, user: `${c.name}-admin` })),
-      currentContext: "karmada-apiserver",
-    });
+    await writeKubeconfig(
+      kubeconfig,
+      kubeconfigFor([
+        { name: "karmada-apiserver", connection: cp.connection },
+        { name: "member1", connection: m1.connection },
+        { name: "member2", connection: m2.connection },
+      ]),
+    );
     karmadactl = runner(process.execPath, [KARMADACTL], dir);
     kubectl = runner(KUBECTL, [`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, "cache")}`], dir);
     controlPlane = ["--kubeconfig", kubeconfig, "--karmada-context", "karmada-apiserver"];

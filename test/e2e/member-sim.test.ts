@@ -9,6 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HttpClient } from "../../src/client/http.ts";
+import {
+  httpClientFor,
+  kubeconfigFor,
+  loadKubeconfig,
+  writeKubeconfig,
+} from "../../src/client/kubeconfig.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
 import { FAST } from "../../src/member-sim/test-support.ts";
 import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
@@ -35,18 +42,6 @@ function kubectlWith(kubeconfig: string, dir: string) {
     });
 }
 
-function kubeconfigFor(name: string, url: string): string {
-  return [
-    "apiVersion: v1",
-    "kind: Config",
-    `clusters:\n- name: ${name}\n  cluster:\n    server: ${url}`,
-    `contexts:\n- name: ${name}\n  context:\n    cluster: ${name}\n    user: admin\n    namespace: default`,
-    `current-context: ${name}`,
-    "users:\n- name: admin\n  user: {}",
-    "",
-  ].join("\n");
-}
-
 const ok = (r: KubectlResult): KubectlResult => {
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
@@ -57,15 +52,19 @@ describe("member-sim with kubectl", () => {
   let m: ServedMemberCluster;
   let dir: string;
   let kubectl: ReturnType<typeof kubectlWith>;
+  /** The member's admin over HTTPS (its API and its admin endpoint). */
+  let admin: HttpClient;
 
   beforeAll(async () => {
     m = await serveMemberCluster({ name: "member1", port: 0, timing: FAST });
+    admin = new HttpClient(m.connection);
     dir = await mkdtemp(join(tmpdir(), "karmada-ts-member-sim-"));
     const kubeconfig = join(dir, "kubeconfig");
-    await writeFile(kubeconfig, kubeconfigFor("member1", m.url));
+    await writeKubeconfig(kubeconfig, kubeconfigFor([{ name: "member1", connection: m.connection }]));
     kubectl = kubectlWith(kubeconfig, dir);
   });
   afterAll(async () => {
+    admin?.close();
     await m?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -157,21 +156,18 @@ describe("member-sim with kubectl", () => {
 
   it("unhealthy: /readyz and /healthz answer 500 while kubectl keeps working; restore", async () => {
     await m.faults.set({ type: "unhealthy" });
-    expect((await fetch(`${m.url}/readyz`)).status).toBe(500);
-    expect((await fetch(`${m.url}/healthz`)).status).toBe(500);
-    expect((await fetch(`${m.url}/livez`)).status).toBe(200);
+    expect((await admin.getRaw("/readyz")).status).toBe(500);
+    expect((await admin.getRaw("/healthz")).status).toBe(500);
+    expect((await admin.getRaw("/livez")).status).toBe(200);
     ok(await kubectl(["get", "nodes"]));
     await m.faults.set({ type: "restore" });
-    expect((await fetch(`${m.url}/readyz`)).status).toBe(200);
+    expect((await admin.getRaw("/readyz")).status).toBe(200);
   });
 
   it("unreachable: clients get connection errors, not HTTP errors; the admin endpoint still answers; restore", async () => {
-    const res = await fetch(`${m.url}/sim/faults`, {
-      method: "POST",
-      body: JSON.stringify({ type: "unreachable" }),
-    });
+    const res = await admin.raw("POST", "/sim/faults", { body: { type: "unreachable" } });
     expect(res.status).toBe(201);
-    const err = await fetch(`${m.url}/api/v1/nodes`).then(
+    const err = await admin.getRaw("/api/v1/nodes").then(
       () => undefined,
       (e: Error) => e,
     );
@@ -180,31 +176,47 @@ describe("member-sim with kubectl", () => {
     expect(failed.code).not.toBe(0);
     expect(failed.stderr).not.toContain("Error from server");
     expect(failed.stderr).toMatch(/^Unable to connect to the server: (EOF|.*connection reset by peer)/);
-    const listed = (await (await fetch(`${m.url}/sim/faults`)).json()) as { faults: Array<{ type: string }> };
+    const listed = JSON.parse((await admin.getRaw("/sim/faults")).body) as {
+      faults: Array<{ type: string }>;
+    };
     expect(listed.faults.map((f) => f.type)).toEqual(["unreachable"]);
-    await fetch(`${m.url}/sim/faults`, { method: "DELETE" });
+    await admin.raw("DELETE", "/sim/faults");
     ok(await kubectl(["get", "nodes"]));
   });
 
   it("unreachable (hang): requests time out", async () => {
     await m.faults.set({ type: "unreachable", mode: "hang" });
-    const err = await fetch(`${m.url}/version`, { signal: AbortSignal.timeout(300) }).then(
+    const impatient = new HttpClient({ ...m.connection, timeoutMs: 300 });
+    const err = await impatient.getRaw("/version").then(
       () => undefined,
       (e: Error) => e,
     );
-    expect(err?.name).toBe("TimeoutError");
+    impatient.close();
+    expect(err?.message).toMatch(/no response within 300 ms/);
     await m.faults.restore();
     // Connections silenced during the fault are closed when it ends; a client's next one works.
-    await eventually(async () => (await fetch(`${m.url}/version`)).status === 200, "answers again", 20, 20);
+    await eventually(async () => (await admin.getRaw("/version")).status === 200, "answers again", 20, 20);
   });
 
   it("rejects a bad fault with 400 and a message", async () => {
-    const res = await fetch(`${m.url}/sim/faults`, {
-      method: "POST",
-      body: JSON.stringify({ type: "unhealthy-workload" }),
-    });
+    const res = await admin.raw("POST", "/sim/faults", { body: { type: "unhealthy-workload" } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'unhealthy-workload: "kind" is required' });
+    expect(JSON.parse(res.body)).toEqual({ error: 'unhealthy-workload: "kind" is required' });
+  });
+
+  it("serves HTTPS with its own CA, and takes faults only from someone allowed to", async () => {
+    expect(m.url).toMatch(/^https:\/\//);
+    const anonymous = new HttpClient({ server: m.url, caData: m.connection.caData! });
+    const refused = await anonymous.raw("POST", "/sim/faults", { body: { type: "unhealthy" } });
+    anonymous.close();
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).message).toBe(
+      'forbidden: User "system:anonymous" cannot post path "/sim/faults"',
+    );
+    const stranger = new HttpClient({ server: m.url, caData: m.connection.caData!, token: "not-a-token" });
+    expect((await stranger.getRaw("/sim/info")).status).toBe(401);
+    stranger.close();
+    expect(m.faults.list()).toEqual([]);
   });
 
   async function writeTmp(name: string, content: string): Promise<string> {
@@ -241,7 +253,7 @@ describe("karmada member-sim as a process", () => {
       out += d;
     });
     const url = await eventually(
-      async () => /member-sim member2 listening on (http:\/\/\S+)/.exec(out)?.[1],
+      async () => /member-sim member2 listening on (https:\/\/\S+)/.exec(out)?.[1],
       "the URL",
       300,
       50,
@@ -255,20 +267,22 @@ describe("karmada member-sim as a process", () => {
     const fault = await new Promise<KubectlResult>((resolve) => {
       execFile(
         process.execPath,
-        [BIN, "member-sim", "fault", "--url", url, "unhealthy"],
+        [BIN, "member-sim", "fault", "--kubeconfig", kubeconfig, "--context", "member2", "unhealthy"],
         (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
       );
     });
     expect(fault.code).toBe(0);
     expect(JSON.parse(fault.stdout)).toMatchObject({ fault: { type: "unhealthy", id: "f1" } });
-    expect((await fetch(`${url}/readyz`)).status).toBe(500);
+    const member = httpClientFor(await loadKubeconfig({ path: kubeconfig }));
+    expect((await member.getRaw("/readyz")).status).toBe(500);
     const exited = new Promise((resolve) => proc.on("exit", (_code, signal) => resolve(signal)));
     proc.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
-    const err = await fetch(`${url}/version`).then(
+    const err = await member.getRaw("/version").then(
       () => undefined,
       (e: Error) => e,
     );
+    member.close();
     expect((err?.cause as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
     expect((await kubectl(["get", "nodes", "--request-timeout=2s"])).code).not.toBe(0);
   });

@@ -125,8 +125,11 @@ describe("karmada up", () => {
     await untilRunning(up);
     const out = up.output();
     expect(out).toContain("Starting the Karmada control plane");
-    for (const m of ["member1", "member2"]) expect(out).toContain(`cluster(${m}) is joined successfully`);
-    expect(out).toContain("cluster(member3) is registered in Pull mode");
+    // member1 and member2 by `karmadactl join`; member3 by `karmadactl register` (TLS bootstrap).
+    for (const m of ["member1", "member2", "member3"])
+      expect(out).toContain(`cluster(${m}) is joined successfully`);
+    expect(out).toContain("[karmada-agent-start] Waiting to perform the TLS Bootstrap");
+    expect(out).toContain("the agent of member3 runs as system:karmada:agent:member3");
     expect(out).toContain(
       "Feature gates: Failover=true,PropagationPolicyPreemption=true,StatefulFailoverInjection=true (--feature-gates to change)",
     );
@@ -223,7 +226,7 @@ describe("karmada up", () => {
       "-o",
       "jsonpath={.clusters[?(@.name=='member1')].cluster.server}",
     ]);
-    expect(after.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(after.stdout).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(after.stdout).not.toBe(before.stdout);
     const pids = await Promise.all(["member1", "member2", "member3"].map(memberPid));
     memberPids.push(...pids);

@@ -1,0 +1,121 @@
+/**
+ * The agent's certRotation controller, as upstream's (off unless `--controllers` names it):
+ * every `--cert-rotation-checking-interval` it reads the agent's control-plane kubeconfig
+ * from the member's Secret `<--karmada-kubeconfig-namespace>/karmada-kubeconfig`, and when
+ * the client certificate's remaining lifetime is at most
+ * `--cert-rotation-remaining-time-threshold` of its whole lifetime, asks the control plane
+ * for a new one (same subject, new key, as the agent itself, so karmada-controller-manager
+ * approves it as a self renewal), and writes it back. Unlike upstream, whose agent keeps the
+ * old certificate until its pod restarts, the running agent is handed the new one at once.
+ */
+import YAML from "yaml";
+import { isObject, type StoredObject } from "../api/meta.ts";
+import { type Client, RESOURCES } from "../client/client.ts";
+import { pemOf } from "../client/http.ts";
+import { KARMADA_KUBECONFIG_SECRET } from "../cluster/agent-credentials.ts";
+import { randomSuffix } from "../karmada/names.ts";
+import { certificateInfo, createCertificateRequest, generateKeyPem, pemBlocks } from "../pki/x509.ts";
+import type { Controller } from "../runtime/controller.ts";
+import type { ControllerContext } from "./context.ts";
+
+const CSR_POLL_MS = 1_000;
+const CSR_TIMEOUT_MS = 5 * 60_000;
+
+interface KubeconfigDoc {
+  "current-context"?: string;
+  contexts?: Array<{ name?: string; context?: { user?: string } }>;
+  users?: Array<{ name?: string; user?: Record<string, unknown> }>;
+}
+
+/** When the certificate should be renewed: remaining / total lifetime at or below the threshold. */
+export function needsRotation(certPem: string, now: number, threshold: number): boolean {
+  const certs = pemBlocks(certPem).map((c) => certificateInfo(c));
+  if (certs.length === 0) throw new Error("no cert found in certificate");
+  const notBefore = Math.max(...certs.map((c) => c.notBefore.getTime()));
+  const notAfter = Math.min(...certs.map((c) => c.notAfter.getTime()));
+  return (notAfter - now) / (notAfter - notBefore) <= threshold;
+}
+
+/** The kubeconfig's current user entry (the agent's credentials). */
+function currentUser(doc: KubeconfigDoc, where: string): NonNullable<KubeconfigDoc["users"]>[number] {
+  const context = doc.contexts?.find((c) => c.name === doc["current-context"]);
+  const name = context?.context?.user;
+  if (!name)
+    throw new Error(`failed to get cluster name, the current context is ${doc["current-context"] ?? ""}`);
+  const user = doc.users?.find((u) => u.name === name);
+  if (!user?.user) throw new Error(`no client certificate found in secret "${where}"`);
+  return user;
+}
+
+async function waitForCertificate(client: Client, name: string, deadline: number): Promise<string> {
+  for (;;) {
+    await new Promise((r) => setTimeout(r, CSR_POLL_MS));
+    const csr = await client.get(RESOURCES.certificatesigningrequests, undefined, name);
+    const status = isObject(csr.status) ? csr.status : {};
+    if (typeof status.certificate === "string" && status.certificate) {
+      return Buffer.from(status.certificate, "base64").toString("utf8");
+    }
+    if (Date.now() > deadline)
+      throw new Error(`failed to get the cluster csr ${name}. err: context deadline exceeded`);
+  }
+}
+
+export function certRotationController(ctx: ControllerContext, clusterName: string): Controller {
+  const clusters = ctx.informers.informer(RESOURCES.clusters);
+  const opts = ctx.options;
+  const namespace = opts.karmadaKubeconfigNamespace;
+  const where = `${namespace}/${KARMADA_KUBECONFIG_SECRET}`;
+
+  const rotate = async (cluster: StoredObject): Promise<void> => {
+    const member = (await ctx.members.connect(cluster)).client;
+    const secret = await member.get(RESOURCES.secrets, namespace, KARMADA_KUBECONFIG_SECRET);
+    const data = isObject(secret.data) ? (secret.data as Record<string, string>) : undefined;
+    if (!data) throw new Error(`no client certificate found in secret "${where}"`);
+    if (!data[KARMADA_KUBECONFIG_SECRET]) throw new Error(`no karmada kubeconfig found in secret "${where}"`);
+    const doc = YAML.parse(
+      Buffer.from(data[KARMADA_KUBECONFIG_SECRET], "base64").toString("utf8"),
+    ) as KubeconfigDoc;
+    const user = currentUser(doc, where);
+    const certPem = pemOf(String(user.user!["client-certificate-data"] ?? ""));
+    if (!needsRotation(certPem, ctx.now(), opts.certRotationRemainingTimeThreshold)) return;
+    const old = certificateInfo(certPem);
+    const keyPem = generateKeyPem();
+    const request = await createCertificateRequest(keyPem, {
+      commonName: old.commonName,
+      organizations: old.organizations,
+    });
+    const name = `${user.name}-${randomSuffix()}`;
+    await ctx.client.create(RESOURCES.certificatesigningrequests, {
+      apiVersion: "certificates.k8s.io/v1",
+      kind: "CertificateSigningRequest",
+      metadata: { name },
+      spec: {
+        request: Buffer.from(request).toString("base64"),
+        signerName: "kubernetes.io/kube-apiserver-client",
+        usages: ["digital signature", "key encipherment", "client auth"],
+        expirationSeconds: Math.round((old.notAfter.getTime() - old.notBefore.getTime()) / 1000),
+      },
+    });
+    const issued = await waitForCertificate(ctx.client, name, Date.now() + CSR_TIMEOUT_MS);
+    user.user!["client-certificate-data"] = Buffer.from(issued).toString("base64");
+    user.user!["client-key-data"] = Buffer.from(keyPem).toString("base64");
+    await member.update(RESOURCES.secrets, {
+      ...secret,
+      data: { ...data, [KARMADA_KUBECONFIG_SECRET]: Buffer.from(YAML.stringify(doc)).toString("base64") },
+    });
+    ctx.log.info("agent certificate rotated", { cluster: clusterName, csr: name });
+    opts.onAgentCertificateRotated?.({ certPem: issued, keyPem });
+  };
+
+  return {
+    name: "certRotation",
+    for: clusters,
+    async reconcile(_rc, key) {
+      if (key !== clusterName) return undefined;
+      const cluster = clusters.getByKey(key);
+      if (!cluster || cluster.metadata.deletionTimestamp) return undefined;
+      await rotate(cluster);
+      return { requeueAfterMs: opts.certRotationCheckingIntervalMs };
+    },
+  };
+}
