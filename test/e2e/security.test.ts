@@ -22,7 +22,8 @@ import { deployment, manifest } from "./util.ts";
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
 
-type Obj = Record<string, any>; // biome-ignore lint/suspicious/noExplicitAny: JSON from kubectl
+// biome-ignore lint/suspicious/noExplicitAny: kubectl's JSON, read loosely in assertions
+type Obj = Record<string, any>;
 
 function run(
   file: string,
