@@ -3,11 +3,15 @@
 // POSTs from N concurrent clients, and watchers that count delivered events (the server
 // writes one JSON event per line). Plain JavaScript: the child does not inherit the tsx
 // loader. Driven over IPC by bench/load.ts (LoadClient); the first message says where to go.
-import { Agent, request } from "node:http";
+import { Agent, request as httpRequest } from "node:http";
+import { request as httpsRequest, Agent as TlsAgent } from "node:https";
 
 let host;
 let port;
 let agent;
+/** HTTPS settings (CA, client certificate and key) when the server is TLS. */
+let tls;
+let request = httpRequest;
 let concurrency = 1;
 /** @type {{ counts: number[], requests: import("node:http").ClientRequest[], failure?: string, waiter?: () => void }} */
 let watch = { counts: [], requests: [] };
@@ -21,6 +25,7 @@ function post(path, body) {
         method: "POST",
         path,
         agent,
+        ...tls,
         headers: {
           "Content-Type": "application/json",
           Accept: "application/json",
@@ -66,7 +71,7 @@ function openWatch({ path, watchers }) {
     { length: watchers },
     (_, w) =>
       new Promise((resolve, reject) => {
-        const req = request({ host, port, path, agent: false }, (res) => {
+        const req = request({ host, port, path, agent: false, ...tls }, (res) => {
           if (res.statusCode !== 200) {
             res.resume();
             reject(new Error(`watch answered ${res.statusCode}`));
@@ -129,7 +134,10 @@ function init(msg) {
   host = msg.host;
   port = msg.port;
   concurrency = msg.concurrency;
-  agent = new Agent({ keepAlive: true, maxSockets: msg.concurrency, maxFreeSockets: msg.concurrency });
+  tls = msg.tls;
+  request = tls ? httpsRequest : httpRequest;
+  const AgentClass = tls ? TlsAgent : Agent;
+  agent = new AgentClass({ keepAlive: true, maxSockets: msg.concurrency, maxFreeSockets: msg.concurrency });
   return {};
 }
 

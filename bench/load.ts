@@ -68,6 +68,8 @@ export async function handle(
 export interface HttpTarget {
   host: string;
   port: number;
+  /** An HTTPS server: its CA and the client's certificate and key (PEM). */
+  tls?: { ca: string; cert: string; key: string };
 }
 
 /** One GET on a keep-alive agent; the body is kept only when `keepBody` (else just counted). */
@@ -119,7 +121,12 @@ export class LoadClient {
     this.#worker = fork(new URL("./http-worker.mjs", import.meta.url), [], {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    void this.#call("init", { host: target.host, port: target.port, concurrency });
+    void this.#call("init", {
+      host: target.host,
+      port: target.port,
+      concurrency,
+      ...(target.tls ? { tls: target.tls } : {}),
+    });
     this.#worker.on("message", (m: WorkerReply) => {
       const p = this.#pending.get(m.id);
       this.#pending.delete(m.id);

@@ -33,12 +33,14 @@ import {
 import type { MemoryResult } from "./memory-child.ts";
 import { type PropagationConfig, propagationBench } from "./propagation.ts";
 import { benchScheduler, SCHEDULER_GOAL_PER_SECOND } from "./scheduler.ts";
+import { type SecurityConfig, securityBench } from "./security.ts";
 import type { WorksMemoryResult } from "./works-memory-child.ts";
 
 export interface BenchConfig
   extends Omit<FleetConfig, "concurrency">,
     Omit<PropagationConfig, "concurrency">,
-    FailoverConfig {
+    FailoverConfig,
+    Omit<SecurityConfig, "apiCreates" | "concurrency"> {
   backends: string[];
   storeInserts: number;
   apiCreates: number;
@@ -515,6 +517,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
     failures += await propagationBench(cfg, row);
     failures += await failoverBench(cfg, row);
+    failures += await securityBench(cfg, row);
     try {
       await worksMemory(cfg, tmp);
     } catch (err) {
