@@ -10,13 +10,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningControlPlane, startControlPlane } from "../../src/bin/control-plane.ts";
+import { type RunningControlPlane, startLocalControlPlane } from "../../src/bin/control-plane.ts";
 import { DEFAULT_LEADER_ELECTION, startElectedControllerManager } from "../../src/bin/controller-manager.ts";
 import { RESOURCES } from "../../src/client/client.ts";
 import { httpClientFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { LocalClient } from "../../src/client/local.ts";
+import { CONTROLLER_MANAGER_USER } from "../../src/karmada/rbac.ts";
 import { silentLogger } from "../../src/log.ts";
 import { isNotFound } from "../../src/machinery/errors.ts";
+import { issueClientCertificate } from "../../src/pki/cluster-pki.ts";
 import { eventually } from "./harness.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
@@ -100,13 +102,18 @@ describe("karmada controller-manager with leader election", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "karmada-ts-cm-"));
-    cp = await startControlPlane({ storage: "memory:", host: "127.0.0.1", port: 0, log: silentLogger });
+    const local = await startLocalControlPlane();
+    cp = local;
     client = new LocalClient(cp.api.context, { fieldManager: "test" });
     kubeconfig = join(dir, "karmada.config");
+    // The replicas run as the controller manager's own user, over TLS, with its least privilege.
+    const cert = await issueClientCertificate(local.pki, { commonName: CONTROLLER_MANAGER_USER });
     await writeKubeconfig(kubeconfig, {
-      clusters: [{ name: "karmada-apiserver", server: cp.url }],
-      users: [{ name: "admin" }],
-      contexts: [{ name: "karmada-apiserver", cluster: "karmada-apiserver", user: "admin" }],
+      clusters: [{ name: "karmada-apiserver", server: cp.url, caData: local.pki.ca.certPem }],
+      users: [{ name: "karmada-controller-manager", certData: cert.certPem, keyData: cert.keyPem }],
+      contexts: [
+        { name: "karmada-apiserver", cluster: "karmada-apiserver", user: "karmada-controller-manager" },
+      ],
       currentContext: "karmada-apiserver",
     });
   });
@@ -167,7 +174,7 @@ describe("karmada controller-manager with leader election", () => {
       renewDeadlineMs: 10_000,
       retryPeriodMs: 200,
     };
-    const http = httpClientFor({ server: cp.url });
+    const http = httpClientFor(cp.connection);
     const one = startElectedControllerManager({
       client: http,
       log: silentLogger,
