@@ -2,6 +2,7 @@
  * `karmada <component>`: the only place that reads argv and the environment and exits.
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/secure-serving.ts";
@@ -15,7 +16,9 @@ import {
   loadKubeconfig,
   renderKubeconfig,
 } from "../client/kubeconfig.ts";
+import { LocalClient } from "../client/local.ts";
 import { agentKubeconfigFromSecret, rotatableConnection } from "../cluster/agent-credentials.ts";
+import { publishClusterInfo } from "../cluster/cluster-info.ts";
 import { REPORTED_SECRETS, type ReportedSecret } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
 import {
@@ -69,6 +72,7 @@ function fail(component: string, err: unknown): never {
 
 interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags {
   storage: string;
+  advertiseAddress?: string;
   securePort: number;
   /** `--port`, the old name of `--secure-port`. */
   port?: number;
@@ -100,6 +104,18 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
     defaultTolerationSeconds: tolerationSecondsFrom(flags),
     ...(security ? { security } : {}),
   }).catch((e) => fail("apiserver", e));
+  if (security && flags.enableBootstrapTokenAuth && security.api.rootCaPem) {
+    // What `karmadactl init` sets up for bootstrap tokens: cluster-info, which register reads.
+    const host =
+      flags.advertiseAddress ??
+      (["0.0.0.0", "::"].includes(flags.bindAddress) ? hostname() : flags.bindAddress);
+    const server = `https://${host.includes(":") ? `[${host}]` : host}:${cp.port}`;
+    await publishClusterInfo(
+      new LocalClient(cp.api.context, { fieldManager: "karmada-apiserver" }),
+      server,
+      security.api.rootCaPem,
+    );
+  }
   log.info("serving", { url: cp.url, port: cp.port, storage: cp.store.backend });
   process.stdout.write(`karmada apiserver listening on ${cp.url}\n`);
   stopOnSignals(() => cp.stop(), log);
@@ -842,6 +858,10 @@ export function buildProgram(): Command {
     )
     .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
     .option("--secure-port <n>", "HTTPS port to listen on (0: a free port, logged)", port, 5443)
+    .option(
+      "--advertise-address <ip>",
+      "the address members and registering clusters reach this server at (kube-public/cluster-info); default: --bind-address, or this host's name when that is 0.0.0.0",
+    )
     .addOption(new Option("--port <n>", "the same as --secure-port").argParser(port))
     .option(
       "--cert-dir <dir>",

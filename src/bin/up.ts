@@ -18,7 +18,6 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import YAML from "yaml";
-import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE } from "../api/bootstrap-token.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { AUTHENTICATED } from "../apiserver/authn/authenticator.ts";
 import type { UserInfo } from "../apiserver/context.ts";
@@ -39,6 +38,7 @@ import {
 } from "../client/kubeconfig.ts";
 import { LocalClient } from "../client/local.ts";
 import { agentKubeconfigFromSecret, rotatableConnection } from "../cluster/agent-credentials.ts";
+import { publishClusterInfo } from "../cluster/cluster-info.ts";
 import { REPORTED_SECRETS } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
 import { schedulerControllers } from "../controllers/index.ts";
@@ -195,43 +195,6 @@ async function joinOrResume(
 /** A member's kubeconfig as `member-sim --kubeconfig-out` wrote it: its URL, CA and admin certificate. */
 async function memberConnection(dir: string, name: string): Promise<KubeconfigConnection> {
   return loadKubeconfig({ path: join(dir, `${name}.config`), context: name });
-}
-
-/** `kube-public/cluster-info`: the control plane's address and CA, which the bootstrap signer signs for each token. */
-async function publishClusterInfo(admin: Client, server: string, caPem: string): Promise<void> {
-  // The shape `karmadactl init` writes: one cluster, nameless, and nothing else.
-  const kubeconfig = YAML.stringify({
-    apiVersion: "v1",
-    clusters: [
-      {
-        cluster: { "certificate-authority-data": Buffer.from(caPem).toString("base64"), server },
-        name: "",
-      },
-    ],
-    contexts: null,
-    "current-context": "",
-    kind: "Config",
-    preferences: {},
-    users: null,
-  });
-  const cm = {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE },
-    data: { kubeconfig },
-  };
-  try {
-    const current = await admin.get(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME);
-    const data = isObject(current.data) ? current.data : {};
-    if (data.kubeconfig !== kubeconfig) {
-      await admin.patch(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, "merge", {
-        data: { kubeconfig },
-      });
-    }
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await admin.create(RESOURCES.configmaps, cm);
-  }
 }
 
 /**
