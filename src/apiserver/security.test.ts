@@ -10,6 +10,7 @@ import { type ClusterConnection, HttpClient } from "../client/http.ts";
 import { silentLogger } from "../log.ts";
 import type { ApiError } from "../machinery/errors.ts";
 import { type ClusterPki, createClusterPki, issueClientCertificate } from "../pki/cluster-pki.ts";
+import { verifyBootstrapSignature } from "../pki/jws.ts";
 import {
   createCertificateAuthority,
   createCertificateRequest,
@@ -487,6 +488,47 @@ describe("secure API server", () => {
     expect(crb.status.message).toBe(
       'clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "carol" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope',
     );
+  });
+
+  it("signs cluster-info for each signing token, and drops token and signature once it expires", async () => {
+    const kubeconfig = "apiVersion: v1\nkind: Config\nclusters: []\n";
+    await admin.create(RESOURCES.configmaps, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "cluster-info", namespace: "kube-public" },
+      data: { kubeconfig },
+    });
+    const token = (id: string, secret: string, extra: Record<string, string>) =>
+      admin.create(RESOURCES.secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: `bootstrap-token-${id}`, namespace: "kube-system" },
+        type: "bootstrap.kubernetes.io/token",
+        stringData: { "token-id": id, "token-secret": secret, ...extra },
+      });
+    const expires = new Date(Date.now() + 2_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    await token("short1", "aaaaaaaaaaaaaaaa", { "usage-bootstrap-signing": "true", expiration: expires });
+    await token("nosign", "bbbbbbbbbbbbbbbb", { "usage-bootstrap-authentication": "true" });
+    const signatures = async () => {
+      const cm = await admin.get(RESOURCES.configmaps, "kube-public", "cluster-info");
+      return Object.keys(cm.data as Record<string, string>).filter((k) => k.startsWith("jws-kubeconfig-"));
+    };
+    await until(async () => ((await signatures()).length === 1 ? true : undefined), "a signature");
+    const cm = await admin.get(RESOURCES.configmaps, "kube-public", "cluster-info");
+    const data = cm.data as Record<string, string>;
+    expect(Object.keys(data).sort()).toEqual(["jws-kubeconfig-short1", "kubeconfig"]);
+    expect(
+      verifyBootstrapSignature(kubeconfig, data["jws-kubeconfig-short1"]!, "short1", "aaaaaaaaaaaaaaaa"),
+    ).toBe(true);
+    // Anyone may read it, as `karmadactl register` does before it has credentials.
+    const anonymous = client({});
+    expect((await anonymous.getRaw("/api/v1/namespaces/kube-public/configmaps/cluster-info")).status).toBe(
+      200,
+    );
+    await until(async () => ((await signatures()).length === 0 ? true : undefined), "the signature gone");
+    const gone = await failure(admin.get(RESOURCES.secrets, "kube-system", "bootstrap-token-short1"));
+    expect(gone.status.code).toBe(404);
+    await admin.get(RESOURCES.secrets, "kube-system", "bootstrap-token-nosign");
   });
 
   it("fills the aggregated admin, edit and view roles", async () => {
