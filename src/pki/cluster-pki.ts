@@ -129,7 +129,7 @@ function covers(pair: CertificateAndKey, hosts: readonly string[]): boolean {
 /**
  * The PKI kept in `dir`: what is there is used (a serving certificate is made again when it
  * does not cover every host, or is about to expire), what is missing is made and written.
- * A CA given in `opts.ca` replaces a stored one only when there is none yet.
+ * A CA given in `opts.ca` is stored when there is none yet, and must be the stored one otherwise.
  */
 export async function loadOrCreateClusterPki(
   dir: string,
@@ -139,6 +139,11 @@ export async function loadOrCreateClusterPki(
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   let ca = await readPair(dir, "ca");
+  if (ca && opts.ca && ca.certPem.trim() !== opts.ca.certPem.trim()) {
+    throw new Error(
+      `${join(dir, "ca.crt")} holds another CA than the one given; a CA cannot be swapped under a running fleet (start in a new directory)`,
+    );
+  }
   if (!ca) {
     ca = opts.ca ?? (await createCertificateAuthority({ commonName: opts.caName, now }));
     await writePair(dir, "ca", ca);
