@@ -58,10 +58,8 @@ export function readBootstrapToken(secret: StoredObject): BootstrapToken | undef
     id,
     secret: tokenSecret,
     usages: BOOTSTRAP_USAGES.filter((u) => decoded(data, `usage-bootstrap-${u}`) === "true"),
-    extraGroups: (decoded(data, "auth-extra-groups") ?? "")
-      .split(",")
-      .map((g) => g.trim())
-      .filter((g) => g !== ""),
+    // Split as kube-apiserver does, untrimmed: a stray space or an empty entry makes the group invalid.
+    extraGroups: decoded(data, "auth-extra-groups") ? decoded(data, "auth-extra-groups")!.split(",") : [],
   };
   const expiration = decoded(data, "expiration");
   if (expiration !== undefined) {

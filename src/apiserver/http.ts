@@ -4,6 +4,7 @@
  * streams as newline-delimited JSON with headers flushed at once and client disconnects
  * noticed.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -188,6 +189,7 @@ function clientCertificateOf(req: IncomingMessage): AuthRequest["clientCertifica
         organizations: o === undefined ? [] : Array.isArray(o) ? o : [o],
         verified: socket.authorized,
         ...(socket.authorizationError ? { error: String(socket.authorizationError) } : {}),
+        ...(peer.raw ? { sha256: createHash("sha256").update(peer.raw).digest("hex") } : {}),
       };
     }
     peerCertificates.set(socket, cert);

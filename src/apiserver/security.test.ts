@@ -3,6 +3,7 @@
  * what RBAC lets them do and how a refusal reads, impersonation, the review APIs,
  * TokenRequest, bootstrap tokens, CSRs and escalation prevention.
  */
+import { createHash, X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
@@ -110,7 +111,12 @@ describe("secure API server", () => {
       kind: "SelfSubjectReview",
     });
     expect(review.status).toEqual({
-      userInfo: { username: "system:admin", groups: ["system:masters", "system:authenticated"] },
+      userInfo: {
+        username: "system:admin",
+        groups: ["system:masters", "system:authenticated"],
+        // The certificate's fingerprint, as kube-apiserver records x509 credentials.
+        extra: { "authentication.kubernetes.io/credential-id": [x509Id(pki.admin.certPem)] },
+      },
     });
   });
 
@@ -164,7 +170,11 @@ describe("secure API server", () => {
     const bob = client({ certData: cert.certPem, keyData: cert.keyPem });
     const who = await bob.create(SSR, { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" });
     expect(who.status).toEqual({
-      userInfo: { username: "bob", groups: ["qa", "ops", "system:authenticated"] },
+      userInfo: {
+        username: "bob",
+        groups: ["qa", "ops", "system:authenticated"],
+        extra: { "authentication.kubernetes.io/credential-id": [x509Id(cert.certPem)] },
+      },
     });
     const alice = client({ token: "static-token" });
     const her = await alice.create(SSR, {
@@ -396,6 +406,7 @@ describe("secure API server", () => {
     expect((review.status as { userInfo: unknown }).userInfo).toEqual({
       username: "system:karmada:agent:member9",
       groups: ["system:karmada:agents", "system:authenticated"],
+      extra: { "authentication.kubernetes.io/credential-id": [x509Id(issued)] },
     });
   });
 
@@ -542,6 +553,11 @@ describe("secure API server", () => {
     expect(rules.some((r) => r.resources?.includes("secrets"))).toBe(false);
   });
 });
+
+/** `X509SHA256=<hex of the DER's SHA-256>`: the credential id of a client certificate. */
+function x509Id(certPem: string): string {
+  return `X509SHA256=${createHash("sha256").update(new X509Certificate(certPem).raw).digest("hex")}`;
+}
 
 /** TokenRequest as `kubectl create token` sends it. */
 async function fetchToken(

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
-import { duration } from "./flags.ts";
+import { duration, durationOption } from "./flags.ts";
 
 describe("duration", () => {
   const cases: Array<{ value: string; ms: number }> = [
@@ -33,4 +33,22 @@ describe("duration", () => {
       expect(() => duration(value)).toThrow("must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s");
     },
   );
+});
+
+describe("duration: the rest of Go's grammar", () => {
+  it.each([
+    { value: ".5s", ms: 500 },
+    { value: "1.h", ms: 3_600_000 },
+    { value: "+5s", ms: 5_000 },
+    { value: "-1s", ms: -1_000 },
+    { value: "1500μs", ms: 1.5 },
+  ])("$value → $ms ms", ({ value, ms }) => {
+    expect(duration(value)).toBeCloseTo(ms, 9);
+  });
+
+  it("a flag's duration may not be negative", () => {
+    const option = durationOption("--wait <d>", "how long", "1m");
+    expect(() => option.parseArg!("-1s", undefined)).toThrow("must not be negative");
+    expect(option.parseArg!("90s", undefined)).toBe(90_000);
+  });
 });

@@ -4,27 +4,42 @@
  */
 import { InvalidArgumentError, Option } from "commander";
 
-const UNITS = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+const DURATION_HELP = "must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s";
 
 /**
- * A Go duration (`time.ParseDuration`: `500ms`, `10s`, `1h30m`, `24h0m0s`, or a bare `0`),
- * in milliseconds.
+ * A Go duration as `time.ParseDuration` reads it (`500ms`, `10s`, `1h30m`, `24h0m0s`, `.5s`,
+ * `1.h`, a sign, a bare `0`), in milliseconds.
  */
 export function duration(value: string): number {
-  if (value === "0") return 0;
-  const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
+  let rest = value;
+  let sign = 1;
+  if (rest.startsWith("-") || rest.startsWith("+")) {
+    if (rest[0] === "-") sign = -1;
+    rest = rest.slice(1);
+  }
+  if (rest === "0") return 0;
+  if (rest === "") throw new InvalidArgumentError(DURATION_HELP);
+  const part = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
   let total = 0;
   let at = 0;
-  while (at < value.length) {
+  while (at < rest.length) {
     part.lastIndex = at;
-    const m = part.exec(value);
-    if (!m) throw new InvalidArgumentError("must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s");
-    total += Number(m[1]) * UNITS[m[2] as keyof typeof UNITS];
+    const m = part.exec(rest);
+    if (!m) throw new InvalidArgumentError(DURATION_HELP);
+    total += Number(m[1]) * UNITS[m[2]!]!;
     at = part.lastIndex;
   }
-  if (value === "")
-    throw new InvalidArgumentError("must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s");
-  return total;
+  return sign * total;
 }
 
 export function port(value: string): number {
@@ -47,5 +62,10 @@ export function list(value: string, previous: string[] = []): string[] {
 
 /** A duration flag whose help shows its default as written (`(default: 10s)`), not in ms. */
 export function durationOption(flags: string, description: string, defaultValue: string): Option {
-  return new Option(flags, description).argParser(duration).default(duration(defaultValue), defaultValue);
+  const nonNegative = (value: string): number => {
+    const ms = duration(value);
+    if (ms < 0) throw new InvalidArgumentError("must not be negative");
+    return ms;
+  };
+  return new Option(flags, description).argParser(nonNegative).default(duration(defaultValue), defaultValue);
 }

@@ -23,7 +23,14 @@ export interface AuthRequest {
    * The client certificate's subject when one was presented; `verified` says whether it
    * chains to the client CA (and is in date, and meant for client auth).
    */
-  clientCertificate?: { commonName: string; organizations: string[]; verified: boolean; error?: string };
+  clientCertificate?: {
+    commonName: string;
+    organizations: string[];
+    verified: boolean;
+    error?: string;
+    /** Lower-case hex SHA-256 of the certificate's DER (the credential id kube-apiserver records). */
+    sha256?: string;
+  };
 }
 
 /** A token authenticator's answer: a user, a refusal (401), or "not mine" (undefined). */
@@ -96,19 +103,18 @@ export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   return {
     async authenticate(req) {
       const cert = req.clientCertificate;
-      if (cert && opts.clientCertificates) {
-        if (cert.verified && cert.commonName !== "") {
-          return { user: withAuthenticatedGroup({ name: cert.commonName, groups: [...cert.organizations] }) };
-        }
+      if (cert && opts.clientCertificates && cert.verified && cert.commonName !== "") {
+        const user: UserInfo = { name: cert.commonName, groups: [...cert.organizations] };
+        if (cert.sha256)
+          user.extra = { "authentication.kubernetes.io/credential-id": [`X509SHA256=${cert.sha256}`] };
+        return { user: withAuthenticatedGroup(user) };
       }
       const token = bearerToken(req.headers);
       if (token !== undefined) return fromToken(token);
-      if (cert && opts.clientCertificates) {
-        return {
-          error: cert.verified
-            ? "the client certificate has no common name"
-            : `x509: ${cert.error ?? "certificate signed by unknown authority"}`,
-        };
+      // A certificate that does not verify is a refusal; a verified one without a name is no
+      // credential at all (the request goes on as anonymous), as kube-apiserver has it.
+      if (cert && opts.clientCertificates && !cert.verified) {
+        return { error: `x509: ${cert.error ?? "certificate signed by unknown authority"}` };
       }
       if (opts.anonymous) return { user: ANONYMOUS_USER };
       return { error: "no credentials" };

@@ -416,7 +416,9 @@ describe("serviceAccountAuthenticator", () => {
   it("wrong audience: refused", async () => {
     const { token } = bound({ audiences: ["vault"] });
     const r = await serviceAccountAuthenticator(settings, world(), () => T0).authenticate(token);
-    expect(isError(r)).toBe(true);
+    expect(r).toEqual({
+      error: `token audiences ["vault"] is invalid for the target audiences ["${ISSUER}"]`,
+    });
     const forVault = serviceAccountAuthenticator(
       { ...settings, audiences: ["vault", "other"] },
       world(),
@@ -468,9 +470,9 @@ describe("serviceAccountAuthenticator", () => {
       kind: "ServiceAccount",
       metadata: { name: "builder", namespace: "ci", uid: "sa-uid-2" },
     });
-    expect(
-      isError(await serviceAccountAuthenticator(settings, recreated, () => T0).authenticate(token)),
-    ).toBe(true);
+    expect(await serviceAccountAuthenticator(settings, recreated, () => T0).authenticate(token)).toEqual({
+      error: "service account UID (sa-uid-2) does not match claim (sa-uid-1)",
+    });
   });
 
   it("a pod-bound token: valid while the pod exists with its uid, with pod extras", async () => {
@@ -733,5 +735,71 @@ describe("bootstrapTokenAuthenticator", () => {
     "",
   ])("a token not of the form <id>.<secret> is not ours: %j", async (token) => {
     expect(await authenticate(tokenSecret(defaults), token)).toBeUndefined();
+  });
+});
+
+describe("authentication corners as kube-apiserver has them", () => {
+  it("a verified certificate without a common name is no credential: the request is anonymous", async () => {
+    const authn = createAuthenticator({ clientCertificates: true, tokens: [], anonymous: true });
+    expect(
+      await authn.authenticate({
+        headers: {},
+        clientCertificate: { commonName: "", organizations: ["x"], verified: true },
+      }),
+    ).toEqual({ user: { name: "system:anonymous", groups: ["system:unauthenticated"] } });
+  });
+
+  it("a certificate user carries its fingerprint as credential id", async () => {
+    const authn = createAuthenticator({ clientCertificates: true, tokens: [], anonymous: true });
+    expect(
+      await authn.authenticate({
+        headers: {},
+        clientCertificate: { commonName: "bob", organizations: [], verified: true, sha256: "ab12" },
+      }),
+    ).toEqual({
+      user: {
+        name: "bob",
+        groups: ["system:authenticated"],
+        extra: { "authentication.kubernetes.io/credential-id": ["X509SHA256=ab12"] },
+      },
+    });
+  });
+
+  it("a refused bootstrap token is no opinion: the request ends in invalid bearer token", async () => {
+    const authn = createAuthenticator({
+      clientCertificates: false,
+      tokens: [bootstrapTokenAuthenticator(new MemoryLookup())],
+      anonymous: true,
+    });
+    expect(await authn.authenticate(bearer("abcdef.0123456789abcdef"))).toEqual({
+      error: "invalid bearer token",
+    });
+  });
+
+  it("bootstrap groups are a sorted set, and an extra group with a stray space is invalid", async () => {
+    const secret = (groups: string): StoredObject => ({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" },
+      type: "bootstrap.kubernetes.io/token",
+      data: Object.fromEntries(
+        Object.entries({
+          "token-id": "abcdef",
+          "token-secret": "0123456789abcdef",
+          "usage-bootstrap-authentication": "true",
+          "auth-extra-groups": groups,
+        }).map(([k, v]) => [k, Buffer.from(v).toString("base64")]),
+      ),
+    });
+    const run = (groups: string) => {
+      const lookup = new MemoryLookup();
+      lookup.put("secrets", secret(groups));
+      return bootstrapTokenAuthenticator(lookup).authenticate("abcdef.0123456789abcdef");
+    };
+    expect(await run("system:bootstrappers:b,system:bootstrappers:a,system:bootstrappers:a")).toMatchObject({
+      user: { groups: ["system:bootstrappers", "system:bootstrappers:a", "system:bootstrappers:b"] },
+    });
+    expect(await run("system:bootstrappers:a, system:bootstrappers:b")).toBeUndefined();
+    expect(await run("system:bootstrappers:a,,system:bootstrappers:b")).toBeUndefined();
   });
 });

@@ -122,6 +122,25 @@ export function issueLegacyToken(
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
+/** Go's `%q` of a []string, as kube-apiserver's messages print audiences. */
+function goQuoted(list: readonly string[]): string {
+  return `[${list.map((x) => JSON.stringify(x)).join(" ")}]`;
+}
+
+/** Why a token's service account no longer backs it, in kube-apiserver's words. */
+function accountProblem(
+  account: StoredObject | undefined,
+  namespace: string,
+  name: string,
+  uid: string,
+): string | undefined {
+  if (!account || account.metadata.deletionTimestamp)
+    return `service account ${namespace}/${name} has been deleted`;
+  if (account.metadata.uid !== uid)
+    return `service account UID (${account.metadata.uid}) does not match claim (${uid})`;
+  return undefined;
+}
+
 function userOf(namespace: string, name: string, uid: string, extra?: Record<string, string[]>): UserInfo {
   const user: UserInfo = {
     name: serviceAccountUsername(namespace, name),
@@ -170,7 +189,9 @@ export function serviceAccountAuthenticator(
     }
     const aud = Array.isArray(claims.aud) ? claims.aud : typeof claims.aud === "string" ? [claims.aud] : [];
     if (settings.audiences.length > 0 && !aud.some((a) => settings.audiences.includes(a as string))) {
-      return { error: "service account token has the wrong audience" };
+      return {
+        error: `token audiences ${goQuoted(aud.map(String))} is invalid for the target audiences ${goQuoted(settings.audiences)}`,
+      };
     }
     const k8s = isObject(claims["kubernetes.io"]) ? claims["kubernetes.io"] : {};
     const sa = isObject(k8s.serviceaccount) ? k8s.serviceaccount : {};
@@ -179,9 +200,8 @@ export function serviceAccountAuthenticator(
     const uid = str(sa.uid);
     if (!namespace || !name || !uid) return { error: "service account token is missing claims" };
     const account = await lookup.get("serviceaccounts", namespace, name);
-    if (!account || account.metadata.uid !== uid || account.metadata.deletionTimestamp) {
-      return { error: `service account ${namespace}/${name} has been deleted` };
-    }
+    const problem = accountProblem(account, namespace, name, uid);
+    if (problem) return { error: problem };
     const extra: Record<string, string[]> = {};
     if (typeof claims.jti === "string") extra[CREDENTIAL_ID] = [`JTI=${claims.jti}`];
     for (const [claim, resource] of [

@@ -56,9 +56,15 @@ export function forbiddenMessage(a: Attributes): string {
   return `User ${JSON.stringify(user)} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.apiGroup)} ${where}`;
 }
 
+/** kube-apiserver escapes these in its own part of a 403 message (not in the authorizer's reason). */
+function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
 /** The 403 for a denied request, as kube-apiserver words it. */
 export function forbiddenError(a: Attributes, reason: string): ApiError {
-  const why = reason ? `${forbiddenMessage(a)}: ${reason}` : forbiddenMessage(a);
+  const base = escapeHtml(forbiddenMessage(a));
+  const why = reason ? `${base}: ${reason}` : base;
   if (a.kind === "nonresource") {
     return new ApiError({
       kind: "Status",
@@ -81,7 +87,11 @@ export function forbiddenError(a: Attributes, reason: string): ApiError {
       ? `${qualified} ${JSON.stringify(a.name)} is forbidden: ${why}`
       : `${qualified} is forbidden: ${why}`,
     reason: "Forbidden",
-    details: { ...(a.name ? { name: a.name } : {}), group: a.apiGroup, kind: a.resource },
+    details: {
+      ...(a.name ? { name: a.name } : {}),
+      ...(a.apiGroup ? { group: a.apiGroup } : {}),
+      kind: a.resource,
+    },
     code: 403,
   });
 }

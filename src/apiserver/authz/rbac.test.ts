@@ -608,3 +608,63 @@ describe("forbiddenMessage / forbiddenError", () => {
     ]);
   });
 });
+
+describe("RbacIndex: kube-apiserver's wording in the corners", () => {
+  it("one missing role is named without brackets, and a role missing twice once", () => {
+    const index = new RbacIndex();
+    for (const name of ["a", "b"]) {
+      index.setClusterRoleBinding(name, clusterRoleBinding(name, "gone", [{ kind: "User", name: "alice" }]));
+    }
+    expect(index.authorize(request(alice, "get", "pods", "ns1"))).toEqual({
+      allowed: false,
+      reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found',
+    });
+  });
+
+  it("the allow reason names the binding's first subject that is the user", () => {
+    const index = new RbacIndex();
+    index.setClusterRole("reader", clusterRole("reader", GET_PODS));
+    index.setClusterRoleBinding(
+      "both",
+      clusterRoleBinding("both", "reader", [
+        { kind: "Group", name: "devs" },
+        { kind: "User", name: "dave" },
+      ]),
+    );
+    expect(index.authorize(request(dev, "get", "pods", "ns1")).reason).toBe(
+      'RBAC: allowed by ClusterRoleBinding "both" of ClusterRole "reader" to Group "devs"',
+    );
+    // A binding naming the user twice is one binding: its rules come once.
+    expect(index.rulesFor(dev, "ns1").rules).toEqual(GET_PODS);
+  });
+
+  it("a ServiceAccount subject with an empty namespace is shown in the binding's", () => {
+    const index = new RbacIndex();
+    index.setRole("ns1/reader", role("ns1", "reader", GET_PODS));
+    index.setRoleBinding(
+      "ns1/rb",
+      roleBinding("ns1", "rb", { kind: "Role", name: "reader" }, [
+        { kind: "ServiceAccount", name: "sa", namespace: "" },
+      ]),
+    );
+    expect(index.authorize(request(sa("ns1", "sa"), "get", "pods", "ns1")).reason).toBe(
+      'RBAC: allowed by RoleBinding "rb/ns1" of Role "reader" to ServiceAccount "sa/ns1"',
+    );
+  });
+});
+
+describe("forbiddenError: kube-apiserver's details and escaping", () => {
+  it("leaves the core group out of the details and escapes its own message", () => {
+    expect(forbiddenError(request(alice, "get", "pods", "ns1", { name: "p" }), "").status.details).toEqual({
+      name: "p",
+      kind: "pods",
+    });
+    const err = forbiddenError(
+      { kind: "nonresource", user: alice, verb: "get", path: "/a<b>&" },
+      "because <x>",
+    );
+    expect(err.status.message).toBe(
+      'forbidden: User "alice" cannot get path "/a&lt;b&gt;&amp;": because <x>',
+    );
+  });
+});

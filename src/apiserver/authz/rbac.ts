@@ -65,7 +65,9 @@ function parseBinding(obj: StoredObject, namespace: string | undefined): Binding
       key = userKey(`system:serviceaccount:${saNamespace}:${name}`);
     } else continue;
     subjectKeys.push(key);
-    subjectNames.set(key, `${kind} "${kind === "ServiceAccount" ? `${name}/${ns ?? namespace}` : name}"`);
+    const shown =
+      kind === "ServiceAccount" ? `${name}/${typeof ns === "string" && ns !== "" ? ns : namespace}` : name;
+    if (!subjectNames.has(key)) subjectNames.set(key, `${kind} "${shown}"`);
   }
   const name = obj.metadata.name ?? "";
   return {
@@ -75,6 +77,13 @@ function parseBinding(obj: StoredObject, namespace: string | undefined): Binding
     subjectKeys,
     subjectNames,
   };
+}
+
+/** Why nothing was allowed, as kube-apiserver's RBAC says it: the missing roles, once each. */
+function resolutionReason(errors: readonly string[]): string {
+  const unique = [...new Set(errors)];
+  if (unique.length === 0) return "";
+  return unique.length === 1 ? `RBAC: ${unique[0]}` : `RBAC: [${unique.join(", ")}]`;
 }
 
 export class RbacIndex {
@@ -143,19 +152,34 @@ export class RbacIndex {
     );
   }
 
-  /** Every binding that applies to the user in `namespace` ("" for cluster-wide only), with the key it matched. */
+  /**
+   * Every binding that applies to the user in `namespace` ("" for cluster-wide only), once
+   * each, ClusterRoleBindings first, with the first of its subjects that is the user (what an
+   * allow reason names).
+   */
   *#bindingsFor(user: UserInfo, namespace: string): Generator<{ binding: Binding; key: string }> {
     const keys = keysOf(user);
+    const mine = new Set(keys);
+    const first = (b: Binding) => b.subjectKeys.find((k) => mine.has(k))!;
+    const seen = new Set<string>();
     for (const key of keys) {
       for (const name of this.#clusterBySubject.get(key) ?? []) {
-        yield { binding: this.#clusterBindings.get(name)!, key };
+        if (seen.has(name)) continue;
+        seen.add(name);
+        const binding = this.#clusterBindings.get(name)!;
+        yield { binding, key: first(binding) };
       }
     }
     if (!namespace) return;
     const bySubject = this.#bySubjectIn.get(namespace);
     if (!bySubject) return;
     for (const key of keys) {
-      for (const k of bySubject.get(key) ?? []) yield { binding: this.#bindings.get(k)!, key };
+      for (const k of bySubject.get(key) ?? []) {
+        if (seen.has(k)) continue;
+        seen.add(k);
+        const binding = this.#bindings.get(k)!;
+        yield { binding, key: first(binding) };
+      }
     }
   }
 
@@ -175,7 +199,7 @@ export class RbacIndex {
         };
       }
     }
-    return { allowed: false, reason: errors.length > 0 ? `RBAC: [${errors.join(", ")}]` : "" };
+    return { allowed: false, reason: resolutionReason(errors) };
   }
 
   /** Every rule the user holds in `namespace` (cluster-wide ones included); `errors` names missing roles. */

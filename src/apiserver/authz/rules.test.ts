@@ -3,6 +3,7 @@ import type { UserInfo } from "../context.ts";
 import {
   type Attributes,
   compactMissingRules,
+  nonResourceUrlMatches,
   type PolicyRule,
   ruleAllows,
   rulesOf,
@@ -515,5 +516,12 @@ describe("rulesOf", () => {
     const rules = rulesOf({ rules: [{ verbs: ["list"], apiGroups: [""], resources: ["secrets"] }] });
     expect(rules.some((r) => ruleAllows(r, resource("list", "", "secrets")))).toBe(true);
     expect(rules.some((r) => ruleAllows(r, resource("get", "", "secrets", { name: "x" })))).toBe(false);
+  });
+});
+
+describe("nonResourceUrlMatches with several trailing stars", () => {
+  it("strips them all, as kube-apiserver does", () => {
+    expect(nonResourceUrlMatches("/apis**", "/apis/x")).toBe(true);
+    expect(nonResourceUrlMatches("/apis**", "/api")).toBe(false);
   });
 });

@@ -57,7 +57,7 @@ function resourceMatches(rule: PolicyRule, resource: string, subresource: string
 
 export function nonResourceUrlMatches(pattern: string, path: string): boolean {
   if (pattern === "*" || pattern === path) return true;
-  return pattern.endsWith("*") && path.startsWith(pattern.slice(0, -1));
+  return pattern.endsWith("*") && path.startsWith(pattern.replace(/\*+$/, ""));
 }
 
 /** Whether one rule allows the request. */
@@ -180,9 +180,9 @@ export function compactMissingRules(missing: readonly PolicyRule[]): string[] {
     }
     const key = JSON.stringify([atom.apiGroups, atom.resources, atom.resourceNames ?? []]);
     const existing = merged.get(key);
-    if (existing) {
-      for (const v of atom.verbs) if (!existing.verbs.includes(v)) existing.verbs.push(v);
-    } else merged.set(key, { ...atom, verbs: [...atom.verbs] });
+    // Verbs are appended as they come, as kube-apiserver's compaction does (repeats included).
+    if (existing) existing.verbs.push(...atom.verbs);
+    else merged.set(key, { ...atom, verbs: [...atom.verbs] });
   }
   for (const r of merged.values()) lines.add(compactRuleString(r));
   return [...lines].sort();

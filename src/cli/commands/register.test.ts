@@ -205,3 +205,23 @@ describe("agentKubeconfig", () => {
     expect(decode(doc.users[0]!.user["client-key-data"])).toBe(cert.keyPem);
   });
 });
+
+describe("parsePins: Go's length check in whole bytes, then its hex errors", () => {
+  const prefix = "invalid discovery token CA certificate hash: ";
+  it.each([
+    {
+      hash: `sha256:${HEX.slice(0, 63)}`,
+      message: `invalid hash "sha256:${HEX.slice(0, 63)}", expected a 32 byte SHA-256 hash, found 31 bytes`,
+    },
+    {
+      hash: `sha256:${HEX}0`,
+      message: `invalid hash "sha256:${HEX}0", could not decode SHA-256 from hex, err: encoding/hex: odd length hex string`,
+    },
+    {
+      hash: `sha256:g${HEX.slice(1)}`,
+      message: `invalid hash "sha256:g${HEX.slice(1)}", could not decode SHA-256 from hex, err: encoding/hex: invalid byte: U+0067 'g'`,
+    },
+  ])("$hash", ({ hash, message }) => {
+    expect(() => parsePins([hash])).toThrow(new CommandError(`${prefix}${message}`));
+  });
+});

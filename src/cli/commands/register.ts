@@ -86,6 +86,16 @@ function errorText(err: unknown): string {
   return (err as { status?: { message?: string } }).status?.message ?? (err as Error).message ?? String(err);
 }
 
+/** Go's encoding/hex error for a string, or undefined when it decodes. */
+function goHexError(hex: string): string | undefined {
+  const bad = [...hex].find((c) => !/[0-9a-fA-F]/.test(c));
+  if (bad) {
+    const code = bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    return `encoding/hex: invalid byte: U+${code} ${JSON.stringify(bad).replaceAll('"', "'")}`;
+  }
+  return hex.length % 2 === 1 ? "encoding/hex: odd length hex string" : undefined;
+}
+
 /** `sha256:<hex>` pins, checked and lower-cased as kubeadm reads them. */
 export function parsePins(hashes: readonly string[]): string[] {
   return hashes.map((h) => {
@@ -101,14 +111,16 @@ export function parsePins(hashes: readonly string[]): string[] {
         `invalid discovery token CA certificate hash: unknown hash format "${format}". Known format(s) are: sha256`,
       );
     }
-    if (hex.length !== 64) {
+    // Go: the length is checked in whole bytes first, then the hex decoded.
+    if (Math.floor(hex.length / 2) !== 32) {
       throw new CommandError(
-        `invalid discovery token CA certificate hash: invalid hash "${h}", expected a 32 byte SHA-256 hash, found ${hex.length / 2} bytes`,
+        `invalid discovery token CA certificate hash: invalid hash "${h}", expected a 32 byte SHA-256 hash, found ${Math.floor(hex.length / 2)} bytes`,
       );
     }
-    if (!/^[0-9a-fA-F]+$/.test(hex)) {
+    const hexError = goHexError(hex);
+    if (hexError) {
       throw new CommandError(
-        `invalid discovery token CA certificate hash: invalid hash "${h}", could not decode SHA-256 from hex`,
+        `invalid discovery token CA certificate hash: invalid hash "${h}", could not decode SHA-256 from hex, err: ${hexError}`,
       );
     }
     return `sha256:${hex.toLowerCase()}`;

@@ -126,3 +126,19 @@ describe("generateBootstrapToken", () => {
     expect([...chars].some((c) => /[a-z]/.test(c))).toBe(true);
   });
 });
+
+describe("Go's truncation and tabwriter in token list", () => {
+  it("a TTL between -1 s and -2 s is 0s, as Go's integer division makes it", () => {
+    expect(shortHumanDuration(-1500)).toBe("0s");
+    expect(shortHumanDuration(-2500)).toBe("<invalid>");
+  });
+
+  it("a column is at least six wide (tabwriter's minimum width)", () => {
+    expect(
+      renderTable([
+        ["A", "B"],
+        ["x", "y"],
+      ]),
+    ).toBe("A     B\nx     y\n");
+  });
+});

@@ -128,7 +128,8 @@ export async function runTokenCreate(
 
 /** Go's ShortHumanDuration, as `token list` prints TTLs. */
 export function shortHumanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
+  // Go's integer division truncates toward zero.
+  const seconds = Math.trunc(ms / 1000);
   if (seconds < -1) return "<invalid>";
   if (seconds < 0) return "0s";
   if (seconds < 60) return `${seconds}s`;
@@ -140,14 +141,11 @@ export function shortHumanDuration(ms: number): string {
   return `${Math.floor(hours / 24 / 365)}y`;
 }
 
-/** kubectl's table: columns padded to their widest cell plus three spaces, the last unpadded. */
+/** kubectl's table (Go's tabwriter: minimum width 6, padding 3), the last column unpadded. */
 export function renderTable(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return (
-    rows
-      .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]! + 3))).join(""))
-      .join("\n") + "\n"
-  );
+  const widths = rows[0]!.map((_, i) => Math.max(6, Math.max(...rows.map((r) => r[i]!.length)) + 3));
+  const lines = rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join(""));
+  return `${lines.join("\n")}\n`;
 }
 
 export async function runTokenList(io: CommandIO, clients: ClientFactory, now = Date.now()): Promise<void> {
