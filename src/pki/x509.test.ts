@@ -2,6 +2,8 @@ import { X509Certificate } from "node:crypto";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
+import "reflect-metadata";
+import * as x509 from "@peculiar/x509";
 import { describe, expect, it } from "vitest";
 import {
   certificateInfo,
@@ -113,6 +115,37 @@ describe("x509", () => {
     expect(publicKeyPin(ca.certPem)).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(publicKeyPin(ca.certPem)).toBe(publicKeyPin(`${ca.certPem}${issued.certPem}`));
     expect(pemBlocks(`${ca.certPem}${issued.certPem}`)).toHaveLength(2);
+  });
+
+  it("gives a signed request exactly the key usages it asked for, as Kubernetes' signer does", async () => {
+    const ca = await createCertificateAuthority({ commonName: "karmada" });
+    const requested = await issueCertificate(ca, {
+      commonName: "system:karmada:agent:member1",
+      usage: "client",
+      kubernetesUsages: ["digital signature", "client auth"],
+      notAfter: inAYear(),
+    });
+    const cert = new x509.X509Certificate(requested.certPem);
+    expect(cert.getExtension(x509.KeyUsagesExtension)?.usages).toBe(x509.KeyUsageFlags.digitalSignature);
+    expect(cert.getExtension(x509.ExtendedKeyUsageExtension)?.usages).toEqual([
+      x509.ExtendedKeyUsage.clientAuth,
+    ]);
+
+    const ours = new x509.X509Certificate(
+      (await issueCertificate(ca, { commonName: "a", usage: "client", notAfter: inAYear() })).certPem,
+    );
+    expect(ours.getExtension(x509.KeyUsagesExtension)?.usages).toBe(
+      x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+    );
+
+    await expect(
+      issueCertificate(ca, {
+        commonName: "a",
+        usage: "client",
+        kubernetesUsages: ["client auth", "flying"],
+        notAfter: inAYear(),
+      }),
+    ).rejects.toThrow('unrecognized usage values: ["flying"]');
   });
 
   it("refuses what is not a certificate request", async () => {

@@ -193,18 +193,15 @@ export async function issueCertificate(
   const publicKey = await importPublicKey(req.publicKeyPem ?? publicKeyPemOf(keyPem));
   const caCert = new x509.X509Certificate(firstPem(ca.certPem));
   const { key: signingKey, algorithm } = await importPrivateKey(ca.keyPem);
-  const usages: string[] = [];
-  if (req.usage !== "client") usages.push(x509.ExtendedKeyUsage.serverAuth);
-  if (req.usage !== "server") usages.push(x509.ExtendedKeyUsage.clientAuth);
-  const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(
-      x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-      true,
-    ),
-    new x509.ExtendedKeyUsageExtension(usages, false),
-    await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
-  ];
+  const { keyUsage, extendedKeyUsages } = req.kubernetesUsages
+    ? kubernetesUsageBits(req.kubernetesUsages)
+    : usageBits(req.usage);
+  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true)];
+  // As Go's x509: no key usage extension for no bits, none for no extended usages.
+  if (keyUsage !== 0) extensions.push(new x509.KeyUsagesExtension(keyUsage, true));
+  if (extendedKeyUsages.length > 0)
+    extensions.push(new x509.ExtendedKeyUsageExtension(extendedKeyUsages, false));
+  extensions.push(await x509.AuthorityKeyIdentifierExtension.create(caCert, false));
   if (req.hosts?.length)
     extensions.push(new x509.SubjectAlternativeNameExtension(altNames(req.hosts), false));
   const cert = await x509.X509CertificateGenerator.create({
@@ -249,6 +246,15 @@ const EXTENDED_KEY_USAGES: Array<[string[], string]> = [
   [["microsoft sgc"], "1.3.6.1.4.1.311.10.3.3"],
   [["netscape sgc"], "2.16.840.1.113730.4.1"],
 ];
+
+/** What our own certificates carry: digital signature and key encipherment, for server or client TLS. */
+function usageBits(usage: CertificateUsage): { keyUsage: number; extendedKeyUsages: string[] } {
+  const extendedKeyUsages: string[] = [];
+  if (usage !== "client") extendedKeyUsages.push(x509.ExtendedKeyUsage.serverAuth);
+  if (usage !== "server") extendedKeyUsages.push(x509.ExtendedKeyUsage.clientAuth);
+  const keyUsage = x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment;
+  return { keyUsage, extendedKeyUsages };
+}
 
 /** Key usage bits and extended key usages for Kubernetes usage names; throws on an unknown one. */
 function kubernetesUsageBits(usages: readonly string[]): { keyUsage: number; extendedKeyUsages: string[] } {
