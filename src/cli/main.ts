@@ -5,7 +5,6 @@ import { existsSync } from "node:fs";
 import { Command, Option } from "commander";
 import { clusterNameErrors } from "../api/karmada/admission/cluster.ts";
 import type { Client } from "../client/client.ts";
-import { httpClientFor, loadKubeconfig } from "../client/kubeconfig.ts";
 import { runCordon } from "./commands/cordon.ts";
 import { runDescribe } from "./commands/describe.ts";
 import { runGet } from "./commands/get.ts";
@@ -13,7 +12,7 @@ import { runInterpret } from "./commands/interpret.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
 import { normalizePflagArgs, runPromote } from "./commands/promote.ts";
 import {
-  agentKubeconfigFromMember,
+  agentControlPlaneClient,
   DEFAULT_AGENT_IMAGE,
   runRegister,
   runUnregister,
@@ -773,16 +772,7 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
           let karmada: Client;
           if (karmadaConfig) karmada = await clients.controlPlane();
           else {
-            const fromAgent = await agentKubeconfigFromMember(
-              member.client,
-              String(o.namespace),
-              String(o.agentName),
-            );
-            const conn = await loadKubeconfig({
-              contents: fromAgent.kubeconfig,
-              ...(fromAgent.context ? { context: fromAgent.context } : {}),
-            });
-            const c = httpClientFor(conn, { userAgent: "karmadactl" });
+            const c = await agentControlPlaneClient(member.client, String(o.namespace), String(o.agentName));
             agentClient = c;
             karmada = c;
           }

@@ -9,6 +9,7 @@
 import { clusterNameErrors } from "../api/karmada/admission/cluster.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
+import { createIfAbsent, ensureNamespace } from "../client/ensure.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
 
 export const DEFAULT_CLUSTER_NAMESPACE = "karmada-cluster";
@@ -60,34 +61,6 @@ const unb64 = (s: unknown): string =>
   typeof s === "string" ? Buffer.from(s, "base64").toString("utf8") : "";
 const LABELS = { [SYSTEM_LABEL]: "true" };
 
-async function ensure(
-  client: Client,
-  res: Parameters<Client["create"]>[0],
-  obj: Record<string, unknown>,
-): Promise<void> {
-  try {
-    await client.create(res, obj);
-  } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
-  }
-}
-
-/**
- * A namespace, looked for before it is created: an agent may `get` namespaces in the control
- * plane but not create them (they exist since `register`).
- */
-async function ensureNamespace(
-  client: Client,
-  namespace: Record<string, unknown> & { metadata: { name: string } },
-): Promise<void> {
-  try {
-    await client.get(RESOURCES.namespaces, undefined, namespace.metadata.name);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await ensure(client, RESOURCES.namespaces, namespace);
-  }
-}
-
 /** A service account and its token secret in the member; resolves to the token and CA once the member filled them. */
 async function serviceAccountToken(
   member: Client,
@@ -95,12 +68,12 @@ async function serviceAccountToken(
   name: string,
   timeoutMs: number,
 ): Promise<{ token: string; ca: string }> {
-  await ensure(member, RESOURCES.serviceaccounts, {
+  await createIfAbsent(member, RESOURCES.serviceaccounts, {
     apiVersion: "v1",
     kind: "ServiceAccount",
     metadata: { name, namespace, labels: LABELS },
   });
-  await ensure(member, RESOURCES.secrets, {
+  await createIfAbsent(member, RESOURCES.secrets, {
     apiVersion: "v1",
     kind: "Secret",
     metadata: {
@@ -172,7 +145,7 @@ export async function registerCluster(
   if (credentials) {
     const sa = serviceAccountName(opts.name);
     const role = clusterRoleName(sa);
-    await ensure(member.client, RESOURCES.clusterroles, {
+    await createIfAbsent(member.client, RESOURCES.clusterroles, {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
       metadata: { name: role, labels: LABELS },
@@ -181,7 +154,7 @@ export async function registerCluster(
         { nonResourceURLs: ["*"], verbs: ["get"] },
       ],
     });
-    await ensure(member.client, RESOURCES.clusterrolebindings, {
+    await createIfAbsent(member.client, RESOURCES.clusterrolebindings, {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRoleBinding",
       metadata: { name: role, labels: LABELS },

@@ -17,6 +17,7 @@ import {
 } from "../api/bootstrap-token.ts";
 import {
   type BindingSpec,
+  clusterBinding,
   type Policy,
   type RoleSpec,
   rule,
@@ -158,21 +159,9 @@ const bindings: BindingSpec[] = [
     role: { kind: "ClusterRole", name: "system:karmada:certificatesigningrequest:selfautoapprover" },
     subjects: [{ kind: "Group", name: AGENTS_GROUP }],
   },
-  {
-    name: "system:karmada:agent-rbac-generator",
-    role: { kind: "ClusterRole", name: "system:karmada:agent-rbac-generator" },
-    subjects: [{ kind: "User", name: RBAC_GENERATOR_USER }],
-  },
-  {
-    name: CONTROLLER_MANAGER_ROLE,
-    role: { kind: "ClusterRole", name: CONTROLLER_MANAGER_ROLE },
-    subjects: [{ kind: "User", name: CONTROLLER_MANAGER_USER }],
-  },
-  {
-    name: SCHEDULER_ROLE,
-    role: { kind: "ClusterRole", name: SCHEDULER_ROLE },
-    subjects: [{ kind: "User", name: SCHEDULER_USER }],
-  },
+  clusterBinding("system:karmada:agent-rbac-generator", { kind: "User", name: RBAC_GENERATOR_USER }),
+  clusterBinding(CONTROLLER_MANAGER_ROLE, { kind: "User", name: CONTROLLER_MANAGER_USER }),
+  clusterBinding(SCHEDULER_ROLE, { kind: "User", name: SCHEDULER_USER }),
 ];
 
 /** Karmada's control-plane RBAC, reconciled by the API server at start-up. */

@@ -79,6 +79,16 @@ function hasPythonKubernetes(): boolean {
   }
 }
 
+/** The namespaces a fresh control plane has, in the order a list returns them. */
+const SYSTEM_NAMESPACES = [
+  "default",
+  "karmada-cluster",
+  "karmada-system",
+  "kube-node-lease",
+  "kube-public",
+  "kube-system",
+];
+
 describe("other clients over TLS", () => {
   let s: TestServer;
   beforeAll(async () => {
@@ -97,14 +107,7 @@ describe("other clients over TLS", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
-      namespaces: [
-        "default",
-        "karmada-cluster",
-        "karmada-system",
-        "kube-node-lease",
-        "kube-public",
-        "kube-system",
-      ],
+      namespaces: SYSTEM_NAMESPACES,
       created: "from-client-node-2",
       watched: { node: `v${NODE22_VERSION}` },
       missing: 404,
@@ -119,14 +122,7 @@ describe("other clients over TLS", () => {
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual({
-        namespaces: [
-          "default",
-          "karmada-cluster",
-          "karmada-system",
-          "kube-node-lease",
-          "kube-public",
-          "kube-system",
-        ],
+        namespaces: SYSTEM_NAMESPACES,
         watched: { lang: "python" },
         missing: 404,
       });

@@ -156,6 +156,24 @@ function secretToken(secret: StoredObject): string | undefined {
   return typeof data.token === "string" ? Buffer.from(data.token, "base64").toString("utf8") : undefined;
 }
 
+/** Why a bound token's time or audience claims refuse it now (`t` in seconds), if they do. */
+function boundClaimsProblem(
+  claims: Record<string, unknown>,
+  t: number,
+  audiences: readonly string[],
+): string | undefined {
+  const exp = typeof claims.exp === "number" ? claims.exp : undefined;
+  if (exp === undefined || exp + LEEWAY_S < t) return "service account token has expired";
+  if (typeof claims.nbf === "number" && claims.nbf - LEEWAY_S > t) {
+    return "service account token is not valid yet";
+  }
+  const aud = Array.isArray(claims.aud) ? claims.aud : typeof claims.aud === "string" ? [claims.aud] : [];
+  if (audiences.length > 0 && !aud.some((a) => audiences.includes(a as string))) {
+    return `token audiences ${goQuoted(aud.map(String))} is invalid for the target audiences ${goQuoted(audiences)}`;
+  }
+  return undefined;
+}
+
 export function serviceAccountAuthenticator(
   settings: Pick<ServiceAccountTokenSettings, "issuers" | "audiences" | "verifier">,
   lookup: ServiceAccountLookup,
@@ -181,18 +199,9 @@ export function serviceAccountAuthenticator(
   };
 
   const bound = async (claims: Record<string, unknown>): Promise<TokenResult> => {
-    const t = Math.floor(now() / 1000);
-    const exp = typeof claims.exp === "number" ? claims.exp : undefined;
-    if (exp === undefined || exp + LEEWAY_S < t) return { error: "service account token has expired" };
-    if (typeof claims.nbf === "number" && claims.nbf - LEEWAY_S > t) {
-      return { error: "service account token is not valid yet" };
-    }
-    const aud = Array.isArray(claims.aud) ? claims.aud : typeof claims.aud === "string" ? [claims.aud] : [];
-    if (settings.audiences.length > 0 && !aud.some((a) => settings.audiences.includes(a as string))) {
-      return {
-        error: `token audiences ${goQuoted(aud.map(String))} is invalid for the target audiences ${goQuoted(settings.audiences)}`,
-      };
-    }
+    const invalid = boundClaimsProblem(claims, Math.floor(now() / 1000), settings.audiences);
+    if (invalid) return { error: invalid };
+    const exp = claims.exp as number;
     const k8s = isObject(claims["kubernetes.io"]) ? claims["kubernetes.io"] : {};
     const sa = isObject(k8s.serviceaccount) ? k8s.serviceaccount : {};
     const namespace = str(k8s.namespace);

@@ -12,22 +12,9 @@ export function csvFields(line: string): string[] {
   let i = 0;
   for (;;) {
     while (line[i] === " " || line[i] === "\t") i++;
-    let field = "";
+    let field: string;
     if (line[i] === '"') {
-      i++;
-      for (;;) {
-        if (i >= line.length) throw new Error("unterminated quoted field");
-        if (line[i] === '"') {
-          if (line[i + 1] === '"') {
-            field += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        field += line[i++];
-      }
+      [field, i] = quotedField(line, i + 1);
       if (i < line.length && line[i] !== ",") throw new Error("extraneous text after a quoted field");
     } else {
       const end = line.indexOf(",", i);
@@ -38,6 +25,20 @@ export function csvFields(line: string): string[] {
     if (i >= line.length) return fields;
     i++; // the comma
   }
+}
+
+/** A quoted field's text from just after its opening quote, and the index after its closing one. */
+function quotedField(line: string, start: number): [string, number] {
+  let field = "";
+  let i = start;
+  while (i < line.length) {
+    if (line[i] !== '"') field += line[i++];
+    else if (line[i + 1] === '"') {
+      field += '"';
+      i += 2;
+    } else return [field, i + 1];
+  }
+  throw new Error("unterminated quoted field");
 }
 
 /** Parses a token file; throws an Error naming the bad line. */

@@ -7,8 +7,9 @@
  * replica does it; creating something another replica just created is fine.
  */
 import { isObject, type StoredObject } from "../../api/meta.ts";
-import { isAlreadyExists, isConflict, isNotFound } from "../../machinery/errors.ts";
+import { isAlreadyExists, isNotFound } from "../../machinery/errors.ts";
 import { requestContext, type ServerContext } from "../context.ts";
+import { unlessGoneOrChanged } from "../controllers/follow.ts";
 import { systemWriter } from "../controllers/writer.ts";
 import { getObject } from "../verbs/read.ts";
 import { createObject } from "../verbs/write.ts";
@@ -63,6 +64,11 @@ export interface BindingSpec {
   labels?: Record<string, string>;
   role: { kind: "ClusterRole" | "Role"; name: string };
   subjects: Subject[];
+}
+
+/** A ClusterRoleBinding named as the ClusterRole it binds, as most bootstrap bindings are. */
+export function clusterBinding(name: string, ...subjects: Subject[]): BindingSpec {
+  return { name, role: { kind: "ClusterRole", name }, subjects };
 }
 
 export interface Policy {
@@ -379,39 +385,19 @@ export const KUBERNETES_POLICY: Policy = {
     })),
   ],
   bindings: [
-    {
-      name: "cluster-admin",
-      role: { kind: "ClusterRole", name: "cluster-admin" },
-      subjects: [{ kind: "Group", name: "system:masters" }],
-    },
-    {
-      name: "system:monitoring",
-      role: { kind: "ClusterRole", name: "system:monitoring" },
-      subjects: [{ kind: "Group", name: "system:monitoring" }],
-    },
-    {
-      name: "system:discovery",
-      role: { kind: "ClusterRole", name: "system:discovery" },
-      subjects: [{ kind: "Group", name: "system:authenticated" }],
-    },
-    {
-      name: "system:basic-user",
-      role: { kind: "ClusterRole", name: "system:basic-user" },
-      subjects: [{ kind: "Group", name: "system:authenticated" }],
-    },
-    {
-      name: "system:public-info-viewer",
-      role: { kind: "ClusterRole", name: "system:public-info-viewer" },
-      subjects: [
-        { kind: "Group", name: "system:authenticated" },
-        { kind: "Group", name: "system:unauthenticated" },
-      ],
-    },
-    {
-      name: "system:service-account-issuer-discovery",
-      role: { kind: "ClusterRole", name: "system:service-account-issuer-discovery" },
-      subjects: [{ kind: "Group", name: "system:serviceaccounts" }],
-    },
+    clusterBinding("cluster-admin", { kind: "Group", name: "system:masters" }),
+    clusterBinding("system:monitoring", { kind: "Group", name: "system:monitoring" }),
+    clusterBinding("system:discovery", { kind: "Group", name: "system:authenticated" }),
+    clusterBinding("system:basic-user", { kind: "Group", name: "system:authenticated" }),
+    clusterBinding(
+      "system:public-info-viewer",
+      { kind: "Group", name: "system:authenticated" },
+      { kind: "Group", name: "system:unauthenticated" },
+    ),
+    clusterBinding("system:service-account-issuer-discovery", {
+      kind: "Group",
+      name: "system:serviceaccounts",
+    }),
   ],
 };
 
@@ -448,11 +434,7 @@ export async function reconcilePolicy(server: ServerContext, policy: Policy): Pr
     }
     if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === "false") return;
     if (merge(structuredClone(current)) === undefined) return;
-    await writer
-      .change(rt, current, (cur) => merge(structuredClone(cur)) ?? cur)
-      .catch((err) => {
-        if (!isConflict(err) && !isNotFound(err)) throw err;
-      });
+    await writer.change(rt, current, (cur) => merge(structuredClone(cur)) ?? cur).catch(unlessGoneOrChanged);
   };
   for (const spec of policy.roles) {
     const want = roleObject(spec, policy);

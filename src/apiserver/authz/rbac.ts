@@ -46,6 +46,26 @@ function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
   if (set.size === 0) map.delete(key);
 }
 
+/**
+ * A binding subject's index key and how a reason names it; a ServiceAccount without a namespace
+ * is in the binding's. Unknown kinds, and a namespace-less ServiceAccount in a cluster binding,
+ * bind nobody.
+ */
+function parseSubject(s: unknown, namespace: string | undefined): { key: string; shown: string } | undefined {
+  if (typeof s !== "object" || s === null) return undefined;
+  const { kind, name, namespace: ns } = s as { kind?: unknown; name?: unknown; namespace?: unknown };
+  if (typeof name !== "string") return undefined;
+  if (kind === "User") return { key: userKey(name), shown: `User "${name}"` };
+  if (kind === "Group") return { key: groupKey(name), shown: `Group "${name}"` };
+  if (kind !== "ServiceAccount") return undefined;
+  const saNamespace = typeof ns === "string" && ns !== "" ? ns : namespace;
+  if (!saNamespace) return undefined;
+  return {
+    key: userKey(`system:serviceaccount:${saNamespace}:${name}`),
+    shown: `ServiceAccount "${name}/${saNamespace}"`,
+  };
+}
+
 function parseBinding(obj: StoredObject, namespace: string | undefined): Binding | undefined {
   const ref = obj.roleRef as { kind?: unknown; name?: unknown } | undefined;
   if (!ref || (ref.kind !== "Role" && ref.kind !== "ClusterRole") || typeof ref.name !== "string")
@@ -53,21 +73,10 @@ function parseBinding(obj: StoredObject, namespace: string | undefined): Binding
   const subjectKeys: string[] = [];
   const subjectNames = new Map<string, string>();
   for (const s of Array.isArray(obj.subjects) ? obj.subjects : []) {
-    if (typeof s !== "object" || s === null) continue;
-    const { kind, name, namespace: ns } = s as { kind?: unknown; name?: unknown; namespace?: unknown };
-    if (typeof name !== "string") continue;
-    let key: string;
-    if (kind === "User") key = userKey(name);
-    else if (kind === "Group") key = groupKey(name);
-    else if (kind === "ServiceAccount") {
-      const saNamespace = typeof ns === "string" && ns !== "" ? ns : namespace;
-      if (!saNamespace) continue;
-      key = userKey(`system:serviceaccount:${saNamespace}:${name}`);
-    } else continue;
-    subjectKeys.push(key);
-    const shown =
-      kind === "ServiceAccount" ? `${name}/${typeof ns === "string" && ns !== "" ? ns : namespace}` : name;
-    if (!subjectNames.has(key)) subjectNames.set(key, `${kind} "${shown}"`);
+    const subject = parseSubject(s, namespace);
+    if (!subject) continue;
+    subjectKeys.push(subject.key);
+    if (!subjectNames.has(subject.key)) subjectNames.set(subject.key, subject.shown);
   }
   const name = obj.metadata.name ?? "";
   return {

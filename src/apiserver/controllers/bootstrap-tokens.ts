@@ -18,12 +18,11 @@ import {
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { isConflict, isNotFound } from "../../machinery/errors.ts";
 import { bootstrapSignature } from "../../pki/jws.ts";
-import { WorkQueue } from "../../runtime/queue.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
-import { followKeys } from "./follow.ts";
+import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 /** The `jws-kubeconfig-*` entries `cluster-info` should have, and when the earliest signing token expires. */
@@ -37,7 +36,7 @@ export function clusterInfoSignatures(
   for (const secret of secrets) {
     if (secret.metadata.deletionTimestamp) continue;
     const token = readBootstrapToken(secret);
-    if (!token || !token.usages.includes("signing") || bootstrapTokenExpired(token, now)) continue;
+    if (!token?.usages.includes("signing") || bootstrapTokenExpired(token, now)) continue;
     const key = `${JWS_KEY_PREFIX}${token.id}`;
     if (key in signatures) continue;
     signatures[key] = bootstrapSignature(kubeconfig, token.id, token.secret);
@@ -94,21 +93,12 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
     }
     await deleteObject(server, requestContext(), secrets, BOOTSTRAP_TOKEN_NAMESPACE, name, {
       preconditions: { uid: secret.metadata.uid! },
-    }).catch((err) => {
-      if (!isNotFound(err) && !isConflict(err)) throw err;
-    });
+    }).catch(unlessGoneOrChanged);
     return undefined;
   };
 
-  const onError = (what: string) => (key: string, err: unknown) => {
-    server.log.error(err, what, { key });
-    return true;
-  };
-  const signer = new WorkQueue(sign, { baseDelayMs: 50, onError: onError("bootstrap signing failed") });
-  const cleaner = new WorkQueue(clean, {
-    baseDelayMs: 50,
-    onError: onError("bootstrap token cleaning failed"),
-  });
+  const signer = controllerQueue(server, "bootstrap signing", sign);
+  const cleaner = controllerQueue(server, "bootstrap token cleaning", clean);
   const followSecrets = followKeys(server, secretPrefix, "bootstrap-tokens", (name, value) => {
     if (value !== undefined && !value.includes(BOOTSTRAP_TOKEN_TYPE)) return;
     signer.add("cluster-info");

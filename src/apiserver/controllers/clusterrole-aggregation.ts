@@ -5,14 +5,12 @@
  * re-checks every aggregated role; there are few of them.
  */
 import { isObject, type StoredObject } from "../../api/meta.ts";
-import { isConflict, isNotFound } from "../../machinery/errors.ts";
 import { fromLabelSelector, type LabelSelector, matches } from "../../machinery/labels.ts";
-import { WorkQueue } from "../../runtime/queue.ts";
 import { rulesOf } from "../authz/rules.ts";
 import type { ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storagePrefix } from "../resource-type.ts";
-import { followKeys } from "./follow.ts";
+import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 function selectorsOf(role: StoredObject): LabelSelector[] | undefined {
@@ -53,23 +51,13 @@ export function startClusterRoleAggregationController(server: ServerContext): ()
       }
     }
     if (JSON.stringify(rulesOf(role)) === JSON.stringify(rules)) return undefined;
-    await writer
-      .change(rt, role, (cur) => ({ ...cur, rules }))
-      .catch((err) => {
-        if (!isNotFound(err) && !isConflict(err)) throw err;
-      });
+    await writer.change(rt, role, (cur) => ({ ...cur, rules })).catch(unlessGoneOrChanged);
     return undefined;
   };
 
-  const queue = new WorkQueue(reconcile, {
-    baseDelayMs: 50,
-    onError: (key, err) => {
-      server.log.error(err, "cluster role aggregation failed", { key });
-      return true;
-    },
-  });
+  const queue = controllerQueue(server, "cluster role aggregation", reconcile);
   const onRole = (name: string, value: string | undefined): void => {
-    if (value !== undefined && value.includes('"aggregationRule"')) aggregated.add(name);
+    if (value?.includes('"aggregationRule"')) aggregated.add(name);
     // Any role may be a source of any aggregated role.
     for (const a of aggregated) queue.add(a);
   };

@@ -6,13 +6,12 @@
 import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
 import type { CustomResourceDefinition } from "../../api/schema.ts";
 import { isNotFound } from "../../machinery/errors.ts";
-import { WorkQueue } from "../../runtime/queue.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { type ResourceType, storagePrefix } from "../resource-type.ts";
 import { CRD_CLEANUP_FINALIZER, deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
-import { followKeys } from "./follow.ts";
+import { controllerQueue, followKeys } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 interface Condition {
@@ -89,13 +88,7 @@ export function startCrdController(server: ServerContext): () => void {
     return undefined;
   };
 
-  const queue = new WorkQueue(reconcile, {
-    baseDelayMs: 20,
-    onError: (key, err) => {
-      server.log.error(err, "crd reconcile failed", { name: key });
-      return true;
-    },
-  });
+  const queue = controllerQueue(server, "crd reconcile", reconcile, { baseDelayMs: 20 });
 
   const following = followKeys(server, storagePrefix(crdType), "crd", (name, value) => {
     if (value !== undefined) queue.add(name);

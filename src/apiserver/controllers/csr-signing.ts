@@ -13,20 +13,19 @@
  * update, pending ones after a day, and issued ones whose certificate has expired.
  */
 import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
-import { isConflict, isNotFound } from "../../machinery/errors.ts";
+import { isNotFound } from "../../machinery/errors.ts";
 import {
   type CertificateAndKey,
   certificateInfo,
   issueCertificate,
   parseCertificateRequest,
 } from "../../pki/x509.ts";
-import { WorkQueue } from "../../runtime/queue.ts";
 import { KUBE_APISERVER_CLIENT_SIGNER } from "../admission/certificates.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
-import { followKeys } from "./follow.ts";
+import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export interface CsrSigningOptions {
@@ -155,19 +154,11 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
         },
         "status",
       )
-      .catch((err) => {
-        if (!isNotFound(err) && !isConflict(err)) throw err;
-      });
+      .catch(unlessGoneOrChanged);
     return undefined;
   };
 
-  const queue = new WorkQueue(reconcile, {
-    baseDelayMs: 50,
-    onError: (key, err) => {
-      server.log.error(err, "csr signing failed", { name: key });
-      return true;
-    },
-  });
+  const queue = controllerQueue(server, "csr signing", reconcile);
   const following = followKeys(server, storagePrefix(rt), "csrsigning", (name, value) => {
     if (value?.includes('"Approved"')) queue.add(name);
   });

@@ -4,6 +4,8 @@
  * that ends (compaction, a lost etcd connection) is followed by a fresh list a second later,
  * so no controller silently stops.
  */
+import { isConflict, isNotFound } from "../../machinery/errors.ts";
+import { type QueueOptions, type RequeueResult, WorkQueue } from "../../runtime/queue.ts";
 import type { WatchEvent } from "../../storage/store.ts";
 import type { ServerContext } from "../context.ts";
 
@@ -80,4 +82,32 @@ export function followKeys(
       markSynced();
     },
   };
+}
+
+/**
+ * A controller's work queue: a failed key is logged as `<what> failed` and retried with
+ * backoff (from `baseDelayMs`, 50 ms unless given).
+ */
+export function controllerQueue(
+  server: ServerContext,
+  what: string,
+  reconcile: (key: string) => Promise<RequeueResult | undefined>,
+  opts: Omit<QueueOptions, "onError"> = {},
+): WorkQueue {
+  return new WorkQueue(reconcile, {
+    baseDelayMs: 50,
+    ...opts,
+    onError: (key, err) => {
+      server.log.error(err, `${what} failed`, { key });
+      return true;
+    },
+  });
+}
+
+/**
+ * For a write's `.catch`: an object deleted or changed since it was read is no failure, since
+ * the change that did it queues the key again.
+ */
+export function unlessGoneOrChanged(err: unknown): void {
+  if (!isNotFound(err) && !isConflict(err)) throw err;
 }

@@ -5,13 +5,12 @@
  */
 import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
 import { isNotFound } from "../../machinery/errors.ts";
-import { WorkQueue } from "../../runtime/queue.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
-import { followKeys } from "./follow.ts";
+import { controllerQueue, followKeys } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export const NAMESPACE_FINALIZER = "kubernetes";
@@ -155,14 +154,7 @@ export function startNamespaceController(server: ServerContext): () => void {
     return undefined;
   };
 
-  const queue = new WorkQueue(reconcile, {
-    workers: 2,
-    baseDelayMs: 50,
-    onError: (key, err) => {
-      server.log.error(err, "namespace cleanup failed", { name: key });
-      return true;
-    },
-  });
+  const queue = controllerQueue(server, "namespace cleanup", reconcile, { workers: 2 });
   const following = followKeys(server, storagePrefix(nsType), "namespace", (name, value) => {
     if (value?.includes('"deletionTimestamp"')) queue.add(name);
   });

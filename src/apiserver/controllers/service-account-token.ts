@@ -10,13 +10,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { isObject, type StoredObject } from "../../api/meta.ts";
-import { isConflict, isNotFound } from "../../machinery/errors.ts";
-import { WorkQueue } from "../../runtime/queue.ts";
 import { issueLegacyToken } from "../authn/service-account.ts";
 import type { ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
-import { followKeys } from "./follow.ts";
+import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export const SA_TOKEN_TYPE = "kubernetes.io/service-account-token";
@@ -61,19 +59,11 @@ export function startServiceAccountTokenController(
           "ca.crt": b64(opts.caData ?? ""),
         },
       }))
-      .catch((err) => {
-        if (!isNotFound(err) && !isConflict(err)) throw err;
-      });
+      .catch(unlessGoneOrChanged);
     return undefined;
   };
 
-  const queue = new WorkQueue(reconcile, {
-    baseDelayMs: 50,
-    onError: (key, err) => {
-      server.log.error(err, "service account token failed", { key });
-      return true;
-    },
-  });
+  const queue = controllerQueue(server, "service account token", reconcile);
   const following = followKeys(server, prefix, "serviceaccount-token", (key, value) => {
     if (value?.includes(SA_TOKEN_TYPE)) queue.add(key);
   });

@@ -24,8 +24,9 @@ import { clusterNameErrors } from "../../api/karmada/admission/cluster.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { bindingObject, roleObject } from "../../apiserver/authz/bootstrap-policy.ts";
 import { type Client, RESOURCES } from "../../client/client.ts";
+import { createIfAbsent, ensureNamespace } from "../../client/ensure.ts";
 import { HttpClient, pemOf } from "../../client/http.ts";
-import { renderKubeconfig } from "../../client/kubeconfig.ts";
+import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../../client/kubeconfig.ts";
 import { KARMADA_KUBECONFIG_SECRET } from "../../cluster/agent-credentials.ts";
 import { randomSuffix } from "../../karmada/names.ts";
 import {
@@ -307,29 +308,8 @@ export function agentKubeconfig(
   });
 }
 
-async function createIgnoringExisting(
-  client: Client,
-  res: Parameters<Client["create"]>[0],
-  obj: StoredObject,
-): Promise<void> {
-  try {
-    await client.create(res, obj);
-  } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
-  }
-}
-
-async function ensureNamespace(client: Client, name: string): Promise<void> {
-  try {
-    await client.get(RESOURCES.namespaces, undefined, name);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await createIgnoringExisting(client, RESOURCES.namespaces, {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name, labels: SYSTEM_LABELS },
-    });
-  }
+function systemNamespace(name: string) {
+  return { apiVersion: "v1", kind: "Namespace", metadata: { name, labels: SYSTEM_LABELS } };
 }
 
 const NO_META = { labels: {}, annotations: {} };
@@ -463,7 +443,7 @@ async function installAgentInMember(
 ): Promise<void> {
   const member = opts.member.client;
   const ns = opts.namespace;
-  await ensureNamespace(member, ns);
+  await ensureNamespace(member, systemNamespace(ns));
   io.stdout.write("[karmada-agent-start] Waiting the necessary secret and RBAC\n");
   await upsert(member, RESOURCES.secrets, {
     apiVersion: "v1",
@@ -481,7 +461,7 @@ async function installAgentInMember(
       { nonResourceURLs: ["*"], verbs: ["get"] },
     ],
   });
-  await createIgnoringExisting(member, RESOURCES.serviceaccounts, {
+  await createIfAbsent(member, RESOURCES.serviceaccounts, {
     apiVersion: "v1",
     kind: "ServiceAccount",
     metadata: { name: AGENT_SERVICE_ACCOUNT, namespace: ns, labels: SYSTEM_LABELS },
@@ -606,9 +586,9 @@ export async function runRegister(
       }
       io.stdout.write("[karmada-agent-start] Assign the necessary RBAC permissions to the agent\n");
       for (const ns of [opts.clusterNamespace, `karmada-es-${cluster}`])
-        await ensureNamespace(rbacClient, ns);
+        await ensureNamespace(rbacClient, systemNamespace(ns));
       for (const { res, obj } of agentRbacObjects(cluster, opts.clusterNamespace)) {
-        await createIgnoringExisting(rbacClient, res, obj);
+        await createIfAbsent(rbacClient, res, obj);
       }
       await rbacClient
         .delete(RESOURCES.certificatesigningrequests, undefined, generatorCsr)
@@ -649,6 +629,20 @@ export interface UnregisterOptions {
   clusterNamespace: string;
   waitMs: number;
   dryRun: boolean;
+}
+
+/** A client for the control plane as the member's agent is: with its kubeconfig and identity. */
+export async function agentControlPlaneClient(
+  member: Client,
+  namespace: string,
+  agentName: string,
+): Promise<HttpClient> {
+  const fromAgent = await agentKubeconfigFromMember(member, namespace, agentName);
+  const conn = await loadKubeconfig({
+    contents: fromAgent.kubeconfig,
+    ...(fromAgent.context ? { context: fromAgent.context } : {}),
+  });
+  return httpClientFor(conn, { userAgent: "karmadactl" });
 }
 
 /** Reads the agent's control-plane kubeconfig out of the member (the Secret its Deployment mounts). */
@@ -705,29 +699,8 @@ export async function agentKubeconfigFromMember(
   };
 }
 
-/** `karmadactl unregister`: the Works, the Cluster and (given the control plane's kubeconfig) the agent's RBAC; then the agent in the member. */
-export async function runUnregister(
-  opts: UnregisterOptions,
-  karmada: Client,
-  io: CommandIO,
-  rbacCleanup: boolean,
-): Promise<void> {
-  let cluster: StoredObject;
-  try {
-    cluster = await karmada.get(RESOURCES.clusters, undefined, opts.clusterName);
-  } catch (err) {
-    if (isNotFound(err))
-      throw new CommandError(`no cluster object ${opts.clusterName} found in karmada control Plane`);
-    throw err;
-  }
-  if (isObject(cluster.spec) && cluster.spec.syncMode === "Push") {
-    throw new CommandError(
-      `cluster ${opts.clusterName} is a Push mode member cluster, please use command \`unjoin\` if you want to continue unjoining the cluster`,
-    );
-  }
-  if (opts.dryRun) return;
-  const deadline = Date.now() + opts.waitMs;
-  const es = `karmada-es-${opts.clusterName}`;
+/** Deletes the Works in an execution namespace until none is left (or the deadline passes). */
+async function deleteWorks(karmada: Client, es: string, deadline: number): Promise<void> {
   for (;;) {
     const works = await karmada.list(KARMADA.works, es).catch((err) => {
       throw new CommandError(`failed to list work in namespace ${es}: ${errorText(err)}`);
@@ -742,41 +715,10 @@ export async function runUnregister(
     if (Date.now() > deadline) throw new CommandError("context deadline exceeded");
     await sleep(1000);
   }
-  await karmada.delete(RESOURCES.clusters, undefined, opts.clusterName).catch((err) => {
-    if (isNotFound(err))
-      throw new CommandError(`no cluster object ${opts.clusterName} found in karmada control Plane`);
-    throw err;
-  });
-  for (;;) {
-    try {
-      await karmada.get(RESOURCES.clusters, undefined, opts.clusterName);
-    } catch (err) {
-      if (isNotFound(err)) break;
-      throw err;
-    }
-    if (Date.now() > deadline) throw new CommandError("context deadline exceeded");
-    await sleep(1000);
-  }
-  io.stdout.write(`Successfully delete cluster object (${opts.clusterName}) from control plane.\n`);
-  const names = agentRbacNames(opts.clusterName);
-  if (rbacCleanup) {
-    await removeAgentRbac(karmada, opts.clusterName, opts.clusterNamespace);
-    io.stdout.write(
-      `Successfully delete karmada-agent RBAC resources from control plane. cluster name: ${opts.clusterName}\n`,
-    );
-  } else {
-    io.stderr.write(
-      [
-        "The RBAC resources on the control plane need to be manually cleaned up, including the following resources:",
-        `ClusterRole/${names.clusterRole}`,
-        `ClusterRoleBinding/${names.clusterRole}`,
-        `Role/${opts.clusterNamespace}/${names.secretRole}`,
-        `Role/${es}/${names.workRole}`,
-        `RoleBinding/${opts.clusterNamespace}/${names.secretRole}`,
-        `RoleBinding/${es}/${names.workRole}`,
-      ].join("\n") + "\n",
-    );
-  }
+}
+
+/** The agent and what registration made for it in the member, each step reported. */
+async function removeAgentFromMember(opts: UnregisterOptions, io: CommandIO): Promise<void> {
   const member = opts.member;
   const sa = `karmada-${opts.clusterName}`;
   const steps: Array<[Parameters<Client["delete"]>[0], string | undefined, string, string]> = [
@@ -806,4 +748,66 @@ export async function runUnregister(
       `Successfully delete resource ({${kind} ${name} ${ns ?? ""}}) from member cluster (${opts.clusterName}).\n`,
     );
   }
+}
+
+/** `karmadactl unregister`: the Works, the Cluster and (given the control plane's kubeconfig) the agent's RBAC; then the agent in the member. */
+export async function runUnregister(
+  opts: UnregisterOptions,
+  karmada: Client,
+  io: CommandIO,
+  rbacCleanup: boolean,
+): Promise<void> {
+  let cluster: StoredObject;
+  try {
+    cluster = await karmada.get(RESOURCES.clusters, undefined, opts.clusterName);
+  } catch (err) {
+    if (isNotFound(err))
+      throw new CommandError(`no cluster object ${opts.clusterName} found in karmada control Plane`);
+    throw err;
+  }
+  if (isObject(cluster.spec) && cluster.spec.syncMode === "Push") {
+    throw new CommandError(
+      `cluster ${opts.clusterName} is a Push mode member cluster, please use command \`unjoin\` if you want to continue unjoining the cluster`,
+    );
+  }
+  if (opts.dryRun) return;
+  const deadline = Date.now() + opts.waitMs;
+  const es = `karmada-es-${opts.clusterName}`;
+  await deleteWorks(karmada, es, deadline);
+  await karmada.delete(RESOURCES.clusters, undefined, opts.clusterName).catch((err) => {
+    if (isNotFound(err))
+      throw new CommandError(`no cluster object ${opts.clusterName} found in karmada control Plane`);
+    throw err;
+  });
+  for (;;) {
+    try {
+      await karmada.get(RESOURCES.clusters, undefined, opts.clusterName);
+    } catch (err) {
+      if (isNotFound(err)) break;
+      throw err;
+    }
+    if (Date.now() > deadline) throw new CommandError("context deadline exceeded");
+    await sleep(1000);
+  }
+  io.stdout.write(`Successfully delete cluster object (${opts.clusterName}) from control plane.\n`);
+  const names = agentRbacNames(opts.clusterName);
+  if (rbacCleanup) {
+    await removeAgentRbac(karmada, opts.clusterName, opts.clusterNamespace);
+    io.stdout.write(
+      `Successfully delete karmada-agent RBAC resources from control plane. cluster name: ${opts.clusterName}\n`,
+    );
+  } else {
+    io.stderr.write(
+      `${[
+        "The RBAC resources on the control plane need to be manually cleaned up, including the following resources:",
+        `ClusterRole/${names.clusterRole}`,
+        `ClusterRoleBinding/${names.clusterRole}`,
+        `Role/${opts.clusterNamespace}/${names.secretRole}`,
+        `Role/${es}/${names.workRole}`,
+        `RoleBinding/${opts.clusterNamespace}/${names.secretRole}`,
+        `RoleBinding/${es}/${names.workRole}`,
+      ].join("\n")}\n`,
+    );
+  }
+  await removeAgentFromMember(opts, io);
 }

@@ -1,0 +1,37 @@
+/**
+ * Idempotent creation through any {@link Client}: what registration steps need so that a
+ * second run, or a run after a partial failure, finds its objects in place instead of failing.
+ */
+import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
+import { type Client, RESOURCES } from "./client.ts";
+
+type Resource = Parameters<Client["create"]>[0];
+
+/** Creates `obj`; an object of that name already there is left as it is. */
+export async function createIfAbsent(
+  client: Client,
+  res: Resource,
+  obj: Record<string, unknown>,
+): Promise<void> {
+  try {
+    await client.create(res, obj);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}
+
+/**
+ * A namespace, looked for before it is created: identities such as an agent may `get`
+ * namespaces but not create them, and need not once it exists.
+ */
+export async function ensureNamespace(
+  client: Client,
+  namespace: Record<string, unknown> & { metadata: { name: string } },
+): Promise<void> {
+  try {
+    await client.get(RESOURCES.namespaces, undefined, namespace.metadata.name);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await createIfAbsent(client, RESOURCES.namespaces, namespace);
+  }
+}
