@@ -2,11 +2,13 @@
  * What every verb needs: the server's long-lived parts (ServerContext) and the caller's
  * request (RequestContext, with the user from day one so authorization can slot in).
  */
+
 import type { StoredObject } from "../api/meta.ts";
 import type { Logger } from "../log.ts";
 import type { FieldError } from "../machinery/errors.ts";
 import type { Store } from "../storage/store.ts";
 import type { AuthOutcome } from "./authn/authenticator.ts";
+import type { IssuerDiscovery } from "./authn/issuer-discovery.ts";
 import type { ServiceAccountTokenSettings } from "./authn/service-account.ts";
 import type { Authorizer } from "./authz/authorizer.ts";
 import type { Registry } from "./registry.ts";
@@ -75,6 +77,13 @@ export interface ServerContext {
   authenticateToken?(token: string): Promise<AuthOutcome>;
   /** Issuing service-account tokens (TokenRequest, token Secrets); undefined: opaque random tokens. */
   serviceAccountTokens?: ServiceAccountTokenSettings;
+  /**
+   * `host:port` clients outside reach this server at (the advertise address and the secure
+   * port), once it listens; the default JWKS URI of issuer discovery is made from it.
+   */
+  externalAddress?: string;
+  /** Service account issuer discovery documents; undefined: the endpoints are not served. */
+  issuerDiscovery?(): IssuerDiscovery | undefined;
   /** Called after an object was written (for in-process reactions such as CRD registration). */
   afterWrite?(rt: ResourceType, obj: StoredObject | undefined, old: StoredObject | undefined): void;
 }

@@ -2,8 +2,10 @@
  * The API server as a function: `handle(request) → response`, independent of sockets so
  * tests and in-process callers can use it without HTTP. `http.ts` adapts it to node:http.
  */
+
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { ApiError, badRequest, internalError, methodNotAllowed, pathNotFound } from "../machinery/errors.ts";
+import { JWKS_PATH, OPENID_CONFIG_PATH } from "./authn/issuer-discovery.ts";
 import { authorizeOrThrow } from "./authz/authorizer.ts";
 import { impersonatedUser, requestAttributes, wantsImpersonation } from "./authz/request.ts";
 import { isReviewKind } from "./builtin-types.ts";
@@ -187,6 +189,20 @@ export class ApiHandler {
     return this.#nonResource(req);
   }
 
+  #issuerDiscovery(path: string): ApiResponse {
+    const discovery = this.server.issuerDiscovery?.();
+    if (!discovery) return errorResponse(pathNotFound());
+    const config = path === OPENID_CONFIG_PATH;
+    return {
+      status: 200,
+      headers: {
+        "Content-Type": config ? "application/json" : "application/jwk-set+json",
+        "Cache-Control": "public, max-age=3600",
+      },
+      text: config ? discovery.configJson : discovery.keysetJson,
+    };
+  }
+
   #nonResource(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
     const path = req.path.replace(/\/+$/, "") || "/";
     if (req.method !== "GET" && req.method !== "HEAD") return errorResponse(pathNotFound());
@@ -218,6 +234,9 @@ export class ApiHandler {
         if (agg) return this.#aggregated(false, agg);
         return json(200, this.discovery.groupList());
       }
+      case OPENID_CONFIG_PATH:
+      case JWKS_PATH:
+        return this.#issuerDiscovery(path);
       case "/openapi/v2":
         return openApiV2(accept);
       case "/openapi/v3":

@@ -3,7 +3,7 @@
  * what RBAC lets them do and how a refusal reads, impersonation, the review APIs,
  * TokenRequest, bootstrap tokens, CSRs and escalation prevention.
  */
-import { createHash, X509Certificate } from "node:crypto";
+import { createHash, createPublicKey, verify, X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
@@ -542,6 +542,45 @@ describe("secure API server", () => {
     await admin.get(RESOURCES.secrets, "kube-system", "bootstrap-token-nosign");
   });
 
+  it("serves issuer discovery to service accounts: the issuer, and the keys their tokens verify with", async () => {
+    api.context.externalAddress = new URL(url).host;
+    await admin.create(RESOURCES.serviceaccounts, {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: "discoverer", namespace: "team" },
+    });
+    const token = ((await fetchToken(url, pki, "team", "discoverer")).status as { token: string }).token;
+    const asAccount = { Authorization: `Bearer ${token}` };
+    const config = await rawGet(url, pki, "/.well-known/openid-configuration", asAccount, null);
+    expect(config.status).toBe(200);
+    expect(config.headers["content-type"]).toBe("application/json");
+    expect(config.headers["cache-control"]).toBe("public, max-age=3600");
+    expect(JSON.parse(config.body)).toEqual({
+      issuer: "https://kubernetes.default.svc.cluster.local",
+      jwks_uri: `${url}/openid/v1/jwks`,
+      response_types_supported: ["id_token"],
+      subject_types_supported: ["public"],
+      id_token_signing_alg_values_supported: ["ES256"],
+    });
+    const jwks = await rawGet(url, pki, "/openid/v1/jwks/", asAccount, null);
+    expect(jwks.headers["content-type"]).toBe("application/jwk-set+json");
+    const { keys } = JSON.parse(jwks.body) as { keys: Array<Record<string, string>> };
+    expect(keys).toHaveLength(1);
+    expect(Object.keys(keys[0]!)).toEqual(["use", "kty", "kid", "crv", "alg", "x", "y"]);
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    expect(JSON.parse(Buffer.from(header, "base64url").toString()).kid).toBe(keys[0]!.kid);
+    const key = createPublicKey({ key: keys[0]!, format: "jwk" });
+    const signed = Buffer.from(`${header}.${payload}`);
+    const sig = Buffer.from(signature, "base64url");
+    expect(verify("sha256", signed, { key, dsaEncoding: "ieee-p1363" }, sig)).toBe(true);
+
+    const anonymous = await rawGet(url, pki, "/openid/v1/jwks", {}, null);
+    expect(anonymous.status).toBe(403);
+    expect(JSON.parse(anonymous.body).message).toBe(
+      'forbidden: User "system:anonymous" cannot get path "/openid/v1/jwks"',
+    );
+  });
+
   it("fills the aggregated admin, edit and view roles", async () => {
     const view = await until(async () => {
       const r = await admin.get(ref(RBAC, "clusterroles", false, "ClusterRole"), undefined, "view");
@@ -566,29 +605,19 @@ async function fetchToken(
   namespace: string,
   name: string,
 ): Promise<StoredObject> {
-  const c = new HttpClient({
-    server: url,
-    caData: pki.ca.certPem,
-    certData: pki.admin.certPem,
-    keyData: pki.admin.keyPem,
-  });
-  try {
-    const res = await rawRequest(
-      url,
-      pki,
-      "POST",
-      `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
-      {
-        apiVersion: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        spec: {},
-      },
-    );
-    expect(res.status).toBe(201);
-    return JSON.parse(res.body) as StoredObject;
-  } finally {
-    c.close();
-  }
+  const res = await rawRequest(
+    url,
+    pki,
+    "POST",
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+    {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec: {},
+    },
+  );
+  expect(res.status).toBe(201);
+  return JSON.parse(res.body) as StoredObject;
 }
 
 async function rawRequest(
@@ -598,8 +627,8 @@ async function rawRequest(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-  cert = pki.admin,
-): Promise<{ status: number; body: string }> {
+  cert: ClusterPki["admin"] | null = pki.admin,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   const https = await import("node:https");
   const u = new URL(path, url);
   return new Promise((resolve, reject) => {
@@ -608,8 +637,7 @@ async function rawRequest(
       {
         method,
         ca: pki.ca.certPem,
-        cert: cert.certPem,
-        key: cert.keyPem,
+        ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}),
         headers: { "Content-Type": "application/json", ...headers },
       },
       (res) => {
@@ -617,7 +645,7 @@ async function rawRequest(
         res.on("data", (d) => {
           text += d;
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
       },
     );
     req.on("error", reject);
@@ -630,7 +658,7 @@ function rawGet(
   pki: ClusterPki,
   path: string,
   headers: Record<string, string>,
-  cert?: ClusterPki["admin"],
-): Promise<{ status: number; body: string }> {
+  cert?: ClusterPki["admin"] | null,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return rawRequest(url, pki, "GET", path, undefined, headers, cert);
 }

@@ -4,6 +4,7 @@
  * kube-controller-manager that the API needs (garbage collector, namespace lifecycle, CRD
  * establishing/cleanup), and history compaction.
  */
+
 import { createHash, randomUUID } from "node:crypto";
 import { builtinKinds } from "../api/builtin/kinds.ts";
 import { karmadaAdmission } from "../api/karmada/admission/index.ts";
@@ -34,6 +35,7 @@ import {
   type TokenAuthenticator,
 } from "./authn/authenticator.ts";
 import { bootstrapTokenAuthenticator } from "./authn/bootstrap-token.ts";
+import { type IssuerDiscovery, renderIssuerDiscovery } from "./authn/issuer-discovery.ts";
 import {
   type ServiceAccountLookup,
   type ServiceAccountTokenSettings,
@@ -90,6 +92,8 @@ export interface AuthenticationOptions {
     publicKeyPems?: readonly string[];
     /** `--service-account-max-token-expiration` in seconds (0: no limit). */
     maxExpirationSeconds?: number;
+    /** `--service-account-jwks-uri` (default: `https://<external address>/openid/v1/jwks`). */
+    jwksUri?: string;
   };
 }
 
@@ -416,6 +420,37 @@ async function followNamespaces(context: ServerContext): Promise<Watch | undefin
 }
 
 /**
+ * Issuer discovery rendered at the first request once the external address is known (and
+ * again if it changes); a reason it cannot be served is logged once.
+ */
+function issuerDiscoveryFor(
+  context: ServerContext,
+  issuer: string,
+  jwksUri: string | undefined,
+  publicKeyPems: readonly string[],
+): () => IssuerDiscovery | undefined {
+  let rendered: { address: string | undefined; discovery: IssuerDiscovery | undefined } | undefined;
+  return () => {
+    if (rendered?.address !== context.externalAddress || !rendered) {
+      const result = renderIssuerDiscovery({
+        issuer,
+        publicKeyPems,
+        ...(jwksUri ? { jwksUri } : {}),
+        ...(context.externalAddress ? { externalAddress: context.externalAddress } : {}),
+      });
+      if ("error" in result) {
+        context.log.warn(
+          "could not construct the service account issuer discovery documents; the endpoints are not served",
+          { err: result.error },
+        );
+      }
+      rendered = { address: context.externalAddress, discovery: "error" in result ? undefined : result };
+    }
+    return rendered.discovery;
+  };
+}
+
+/**
  * The authenticator chain for these options, with store lookups for service-account and
  * bootstrap tokens; also gives the context what TokenReview and TokenRequest need.
  */
@@ -446,6 +481,7 @@ function configureAuthentication(
       ...(sa.signingKeyPem ? { signer: jwtSigner(sa.signingKeyPem) } : {}),
     };
     context.serviceAccountTokens = settings;
+    context.issuerDiscovery = issuerDiscoveryFor(context, sa.issuers[0] ?? "", sa.jwksUri, publicKeys);
     tokens.push(serviceAccountAuthenticator(settings, lookup, now));
   }
   const authenticator = createAuthenticator({

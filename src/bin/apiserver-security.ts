@@ -25,6 +25,7 @@ export interface ApiserverSecurityFlags {
   serviceAccountIssuer?: string[];
   apiAudiences?: string[];
   serviceAccountMaxTokenExpiration?: number;
+  serviceAccountJwksUri?: string;
   enableBootstrapTokenAuth: boolean;
   anonymousAuth: boolean;
   authorizationMode: string[];
@@ -132,6 +133,7 @@ export async function securityFromFlags(
           ...(flags.apiAudiences?.length ? { audiences: flags.apiAudiences } : {}),
           signingKeyPem,
           publicKeyPems,
+          ...(flags.serviceAccountJwksUri ? { jwksUri: flags.serviceAccountJwksUri } : {}),
           ...(flags.serviceAccountMaxTokenExpiration
             ? { maxExpirationSeconds: Math.floor(flags.serviceAccountMaxTokenExpiration / 1000) }
             : {}),

@@ -2,6 +2,7 @@
  * Starting and stopping the API server process parts, shared by `karmada apiserver` and
  * `karmada up`.
  */
+import { hostname } from "node:os";
 import { type ServingTls, startHttpServer } from "../apiserver/http.ts";
 import { secureServingFrom } from "../apiserver/secure-serving.ts";
 import { ApiServer, type ApiServerOptions } from "../apiserver/server.ts";
@@ -38,6 +39,8 @@ export async function startControlPlane(opts: {
   security?: { tls: ServingTls; api: Partial<ApiServerOptions> };
   /** The administrator's client certificate, for `connection`. */
   admin?: { certPem: string; keyPem: string };
+  /** `--advertise-address`: where clients outside reach it (default: the bind host, or the host name for a wildcard). */
+  advertiseAddress?: string;
 }): Promise<RunningControlPlane> {
   let store: Store;
   try {
@@ -75,6 +78,9 @@ export async function startControlPlane(opts: {
         : (err as Error).message;
     throw new StartupError(`cannot listen on ${opts.host}:${opts.port}: ${why}`);
   }
+  const advertised =
+    opts.advertiseAddress ?? (["0.0.0.0", "::"].includes(opts.host) ? hostname() : opts.host);
+  api.context.externalAddress = `${advertised.includes(":") ? `[${advertised}]` : advertised}:${http.port}`;
   const connection: ClusterConnection = { server: http.url };
   if (opts.security?.api.rootCaPem) connection.caData = opts.security.api.rootCaPem;
   if (opts.admin) {

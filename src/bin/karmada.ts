@@ -2,7 +2,6 @@
  * `karmada <component>`: the only place that reads argv and the environment and exits.
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/secure-serving.ts";
@@ -103,13 +102,11 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
     log,
     defaultTolerationSeconds: tolerationSecondsFrom(flags),
     ...(security ? { security } : {}),
+    ...(flags.advertiseAddress ? { advertiseAddress: flags.advertiseAddress } : {}),
   }).catch((e) => fail("apiserver", e));
   if (security && flags.enableBootstrapTokenAuth && security.api.rootCaPem) {
     // What `karmadactl init` sets up for bootstrap tokens: cluster-info, which register reads.
-    const host =
-      flags.advertiseAddress ??
-      (["0.0.0.0", "::"].includes(flags.bindAddress) ? hostname() : flags.bindAddress);
-    const server = `https://${host.includes(":") ? `[${host}]` : host}:${cp.port}`;
+    const server = `https://${cp.api.context.externalAddress}`;
     await publishClusterInfo(
       new LocalClient(cp.api.context, { fieldManager: "karmada-apiserver" }),
       server,
@@ -896,6 +893,10 @@ export function buildProgram(): Command {
       "--api-audiences <list>",
       "audiences a service-account token must name (default: the issuers)",
       list,
+    )
+    .option(
+      "--service-account-jwks-uri <url>",
+      "the JWKS URI issuer discovery advertises (default: https://<advertise address>:<port>/openid/v1/jwks)",
     )
     .addOption(
       durationOption(

@@ -20,7 +20,7 @@ import {
 const b64url = (data: Buffer | string): string => Buffer.from(data).toString("base64url");
 
 /** The signature algorithm for a key: RS256 for RSA, ES256/384/512 by curve. */
-function jwsAlgorithm(key: KeyObject): { alg: string; hash: string } {
+export function jwsAlgorithm(key: KeyObject): { alg: string; hash: string } {
   if (key.asymmetricKeyType === "rsa") return { alg: "RS256", hash: "sha256" };
   if (key.asymmetricKeyType === "ec") {
     const curve = key.asymmetricKeyDetails?.namedCurve;
