@@ -4,6 +4,7 @@
  * only the conditions (stamping their times; an unchanged condition keeps its transition
  * time), never drops Approved/Denied/Failed, and needs `approve` on the signer.
  */
+import { csrConditions } from "../api/csr.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { invalid } from "../machinery/errors.ts";
 import { authorizeApproval } from "./admission/certificates.ts";
@@ -14,15 +15,10 @@ import { updateObject, type WriteOptions } from "./verbs/write.ts";
 
 const LASTING_CONDITIONS = ["Approved", "Denied", "Failed"];
 
-function conditionsOf(obj: StoredObject): Array<Record<string, unknown>> {
-  const status = isObject(obj.status) ? obj.status : {};
-  return (Array.isArray(status.conditions) ? status.conditions : []).filter(isObject);
-}
-
 function approvedConditions(incoming: StoredObject, current: StoredObject, now: number): StoredObject {
   const stamp = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const before = conditionsOf(current);
-  const after = conditionsOf(incoming);
+  const before = csrConditions(current);
+  const after = csrConditions(incoming);
   for (const c of before) {
     if (LASTING_CONDITIONS.includes(String(c.type)) && !after.some((n) => n.type === c.type)) {
       throw invalid(

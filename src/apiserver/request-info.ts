@@ -28,30 +28,12 @@ export type RequestInfo = ResourceRequest | NonResourceRequest;
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
 /**
- * A boolean query parameter: Go's `strconv.ParseBool` spellings (`1 t T TRUE true True`,
- * `0 f F FALSE false False`); anything else reads as kube-apiserver's parameter conversion
- * reads it: false only for a case-insensitive "false" or "0", true otherwise (so `?watch` and
- * `?watch=yes` watch).
+ * A boolean query parameter as kube-apiserver's parameter conversion reads it: false only for
+ * "0" or a case-insensitive "false", true for anything else (so `?watch`, `?watch=yes` and
+ * Python's `watch=True` all watch).
  */
 export function parseQueryBool(value: string): boolean {
-  switch (value) {
-    case "1":
-    case "t":
-    case "T":
-    case "TRUE":
-    case "true":
-    case "True":
-      return true;
-    case "0":
-    case "f":
-    case "F":
-    case "FALSE":
-    case "false":
-    case "False":
-      return false;
-    default:
-      return value.toLowerCase() !== "false";
-  }
+  return value !== "0" && value.toLowerCase() !== "false";
 }
 
 function isWatch(query: URLSearchParams): boolean {

@@ -7,6 +7,7 @@
  * own certificate) or `certificatesigningrequests/clusteragent` (a bootstrap token
  * registering a cluster). Anything else is left for a person (`kubectl certificate approve`).
  */
+import { csrCertificate, csrConditions, csrUsages, KUBE_APISERVER_CLIENT_SIGNER } from "../api/csr.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { AGENT_USER_PREFIX, AGENTS_GROUP } from "../karmada/rbac.ts";
@@ -15,7 +16,6 @@ import { parseCertificateRequest } from "../pki/x509.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { ControllerContext } from "./context.ts";
 
-const SIGNER = "kubernetes.io/kube-apiserver-client";
 const USAGE_SETS = [
   ["client auth", "digital signature", "key encipherment"],
   ["client auth", "digital signature"],
@@ -26,10 +26,8 @@ function specOf(csr: StoredObject): Record<string, unknown> {
 }
 
 function pending(csr: StoredObject): boolean {
-  const status = isObject(csr.status) ? csr.status : {};
-  if (typeof status.certificate === "string" && status.certificate !== "") return false;
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
-  return !conditions.some((c) => c.type === "Approved" || c.type === "Denied");
+  if (csrCertificate(csr) !== "") return false;
+  return !csrConditions(csr).some((c) => c.type === "Approved" || c.type === "Denied");
 }
 
 /** Whether a parsed request is an agent's, as upstream's ValidateAgentCSR decides. */
@@ -90,7 +88,7 @@ export function agentCsrApprovingController(ctx: ControllerContext): Controller 
       const csr = csrs.getByKey(key);
       if (!csr || csr.metadata.deletionTimestamp || !pending(csr)) return undefined;
       const spec = specOf(csr);
-      if (spec.signerName !== SIGNER) return undefined;
+      if (spec.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return undefined;
       let request: Awaited<ReturnType<typeof parseCertificateRequest>>;
       try {
         request = await parseCertificateRequest(
@@ -99,9 +97,7 @@ export function agentCsrApprovingController(ctx: ControllerContext): Controller 
       } catch (err) {
         throw new TerminalError(`unable to parse csr "${key}": ${(err as Error).message}`);
       }
-      const usages = Array.isArray(spec.usages)
-        ? spec.usages.filter((u): u is string => typeof u === "string")
-        : [];
+      const usages = csrUsages(csr);
       if (!isAgentRequest(request, usages)) return undefined;
       let message: string | undefined;
       if (spec.username === request.commonName && (await allowed(csr, "selfclusteragent"))) {

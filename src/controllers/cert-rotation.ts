@@ -10,15 +10,15 @@
  */
 import YAML from "yaml";
 import { isObject, type StoredObject } from "../api/meta.ts";
-import { type Client, RESOURCES } from "../client/client.ts";
+import { RESOURCES } from "../client/client.ts";
 import { pemOf } from "../client/http.ts";
 import { KARMADA_KUBECONFIG_SECRET } from "../cluster/agent-credentials.ts";
+import { requestClientCertificate } from "../cluster/csr.ts";
 import { randomSuffix } from "../karmada/names.ts";
-import { certificateInfo, createCertificateRequest, generateKeyPem, pemBlocks } from "../pki/x509.ts";
+import { certificateInfo, pemBlocks } from "../pki/x509.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { ControllerContext } from "./context.ts";
 
-const CSR_POLL_MS = 1_000;
 const CSR_TIMEOUT_MS = 5 * 60_000;
 
 interface KubeconfigDoc {
@@ -47,26 +47,13 @@ function currentUser(doc: KubeconfigDoc, where: string): NonNullable<KubeconfigD
   return user;
 }
 
-async function waitForCertificate(client: Client, name: string, deadline: number): Promise<string> {
-  for (;;) {
-    await new Promise((r) => setTimeout(r, CSR_POLL_MS));
-    const csr = await client.get(RESOURCES.certificatesigningrequests, undefined, name);
-    const status = isObject(csr.status) ? csr.status : {};
-    if (typeof status.certificate === "string" && status.certificate) {
-      return Buffer.from(status.certificate, "base64").toString("utf8");
-    }
-    if (Date.now() > deadline)
-      throw new Error(`failed to get the cluster csr ${name}. err: context deadline exceeded`);
-  }
-}
-
 export function certRotationController(ctx: ControllerContext, clusterName: string): Controller {
   const clusters = ctx.informers.informer(RESOURCES.clusters);
   const opts = ctx.options;
   const namespace = opts.karmadaKubeconfigNamespace;
   const where = `${namespace}/${KARMADA_KUBECONFIG_SECRET}`;
 
-  const rotate = async (cluster: StoredObject): Promise<void> => {
+  const rotate = async (cluster: StoredObject, signal: AbortSignal): Promise<void> => {
     const member = (await ctx.members.connect(cluster)).client;
     const secret = await member.get(RESOURCES.secrets, namespace, KARMADA_KUBECONFIG_SECRET);
     const data = isObject(secret.data) ? (secret.data as Record<string, string>) : undefined;
@@ -79,42 +66,32 @@ export function certRotationController(ctx: ControllerContext, clusterName: stri
     const certPem = pemOf(String(user.user!["client-certificate-data"] ?? ""));
     if (!needsRotation(certPem, ctx.now(), opts.certRotationRemainingTimeThreshold)) return;
     const old = certificateInfo(certPem);
-    const keyPem = generateKeyPem();
-    const request = await createCertificateRequest(keyPem, {
-      commonName: old.commonName,
-      organizations: old.organizations,
-    });
     const name = `${user.name}-${randomSuffix()}`;
-    await ctx.client.create(RESOURCES.certificatesigningrequests, {
-      apiVersion: "certificates.k8s.io/v1",
-      kind: "CertificateSigningRequest",
-      metadata: { name },
-      spec: {
-        request: Buffer.from(request).toString("base64"),
-        signerName: "kubernetes.io/kube-apiserver-client",
-        usages: ["digital signature", "key encipherment", "client auth"],
-        expirationSeconds: Math.round((old.notAfter.getTime() - old.notBefore.getTime()) / 1000),
-      },
+    const issued = await requestClientCertificate(ctx.client, {
+      name,
+      subject: { commonName: old.commonName, organizations: old.organizations },
+      expirationSeconds: Math.round((old.notAfter.getTime() - old.notBefore.getTime()) / 1000),
+      timeoutMs: CSR_TIMEOUT_MS,
+      signal,
     });
-    const issued = await waitForCertificate(ctx.client, name, Date.now() + CSR_TIMEOUT_MS);
-    user.user!["client-certificate-data"] = Buffer.from(issued).toString("base64");
-    user.user!["client-key-data"] = Buffer.from(keyPem).toString("base64");
+    user.user!["client-certificate-data"] = Buffer.from(issued.certPem).toString("base64");
+    user.user!["client-key-data"] = Buffer.from(issued.keyPem).toString("base64");
     await member.update(RESOURCES.secrets, {
       ...secret,
       data: { ...data, [KARMADA_KUBECONFIG_SECRET]: Buffer.from(YAML.stringify(doc)).toString("base64") },
     });
     ctx.log.info("agent certificate rotated", { cluster: clusterName, csr: name });
-    opts.onAgentCertificateRotated?.({ certPem: issued, keyPem });
+    opts.onAgentCertificateRotated?.(issued);
   };
 
   return {
     name: "certRotation",
     for: clusters,
-    async reconcile(_rc, key) {
+    async reconcile(rc, key) {
       if (key !== clusterName) return undefined;
       const cluster = clusters.getByKey(key);
       if (!cluster || cluster.metadata.deletionTimestamp) return undefined;
-      await rotate(cluster);
+      await rotate(cluster, rc.signal);
       return { requeueAfterMs: opts.certRotationCheckingIntervalMs };
     },
   };

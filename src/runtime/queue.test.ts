@@ -27,6 +27,19 @@ describe("WorkQueue", () => {
     expect([...seen].sort()).toEqual(["a", "b"]);
   });
 
+  it("waits for a key due beyond setTimeout's range instead of running it at once", async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue((k) => {
+      seen.push(k);
+      return undefined;
+    });
+    q.addAfter("in-30-days", 30 * 86_400_000);
+    q.addAfter("soon", 5);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toEqual(["soon"]);
+    q.stop();
+  });
+
   it("never runs one key twice at once, and reruns a key added while it ran", async () => {
     let running = 0;
     let max = 0;

@@ -4,6 +4,9 @@
  * after); failures retry with exponential backoff per key; N workers.
  */
 
+/** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface QueueOptions {
   workers?: number;
   /** First retry delay (ms); doubles per consecutive failure of the key. */
@@ -64,10 +67,15 @@ export class WorkQueue {
     }
     const existing = this.#timers.get(key);
     if (existing) clearTimeout(existing);
-    const t = setTimeout(() => {
-      this.#timers.delete(key);
-      this.add(key);
-    }, delayMs);
+    // Node fires a longer timer at once; a key due later is processed at the cap and can
+    // requeue itself for the rest.
+    const t = setTimeout(
+      () => {
+        this.#timers.delete(key);
+        this.add(key);
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
     t.unref();
     this.#timers.set(key, t);
   }

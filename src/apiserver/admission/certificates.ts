@@ -9,13 +9,12 @@
  * - `/approval` needs `approve` on `signers` named the signer (or `<domain>/*`) besides the
  *   RBAC on the subresource (CertificateApproval).
  */
+import { KUBE_APISERVER_CLIENT_SIGNER } from "../../api/csr.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { ApiError, type FieldError } from "../../machinery/errors.ts";
 import { parseCertificateRequest } from "../../pki/x509.ts";
 import { MASTERS_GROUP } from "../authz/authorizer.ts";
 import type { AdmissionPlugin, RequestContext, ServerContext } from "../context.ts";
-
-export const KUBE_APISERVER_CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client";
 
 function csrForbidden(name: string, message: string): ApiError {
   return new ApiError({

@@ -12,6 +12,7 @@
  * Cleaning, hourly: approved-and-issued, denied and failed requests an hour after their last
  * update, pending ones after a day, and issued ones whose certificate has expired.
  */
+import { csrCertificate, csrConditions, csrUsages, KUBE_APISERVER_CLIENT_SIGNER } from "../../api/csr.ts";
 import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
 import { isNotFound } from "../../machinery/errors.ts";
 import {
@@ -20,7 +21,6 @@ import {
   issueCertificate,
   parseCertificateRequest,
 } from "../../pki/x509.ts";
-import { KUBE_APISERVER_CLIENT_SIGNER } from "../admission/certificates.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
@@ -42,21 +42,8 @@ const BACKDATE_MS = 5 * 60_000;
 const HOUR_MS = 3_600_000;
 const ALLOWED_CLIENT_USAGES = ["digital signature", "key encipherment", "client auth"];
 
-interface Condition {
-  type?: unknown;
-  status?: unknown;
-  lastUpdateTime?: unknown;
-}
-
-function conditionsOf(csr: StoredObject): Condition[] {
-  const status = isObject(csr.status) ? csr.status : {};
-  return Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
-}
-
 const has = (csr: StoredObject, type: string) =>
-  conditionsOf(csr).some((c) => c.type === type && c.status === "True");
-const certificateOf = (csr: StoredObject): string =>
-  isObject(csr.status) && typeof csr.status.certificate === "string" ? csr.status.certificate : "";
+  csrConditions(csr).some((c) => c.type === type && c.status === "True");
 
 /** Why a client-certificate request cannot be signed, or undefined. */
 export function clientUsageProblem(usages: readonly string[]): string | undefined {
@@ -81,7 +68,7 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
         status: {
           ...(isObject(cur.status) ? cur.status : {}),
           conditions: [
-            ...conditionsOf(cur),
+            ...csrConditions(cur),
             {
               type: "Failed",
               status: "True",
@@ -101,10 +88,8 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
     const csr = decodeStored(rt, kv);
     const spec = isObject(csr.spec) ? csr.spec : {};
     if (spec.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return undefined;
-    if (!has(csr, "Approved") || has(csr, "Failed") || certificateOf(csr)) return undefined;
-    const usages = Array.isArray(spec.usages)
-      ? spec.usages.filter((u): u is string => typeof u === "string")
-      : [];
+    if (!has(csr, "Approved") || has(csr, "Failed") || csrCertificate(csr)) return undefined;
+    const usages = csrUsages(csr);
     const problem = clientUsageProblem(usages);
     let request: Awaited<ReturnType<typeof parseCertificateRequest>> | undefined;
     try {
@@ -143,7 +128,7 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
         rt,
         csr,
         (cur) => {
-          if (certificateOf(cur)) return cur;
+          if (csrCertificate(cur)) return cur;
           return {
             ...cur,
             status: {
@@ -189,8 +174,8 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
 /** Whether the CSR cleaner removes this request now. */
 export function shouldClean(csr: StoredObject, now: number): boolean {
   const olderThan = (t: unknown, ms: number) => typeof t === "string" && Date.parse(t) + ms < now;
-  const conditions = conditionsOf(csr);
-  const cert = certificateOf(csr);
+  const conditions = csrConditions(csr);
+  const cert = csrCertificate(csr);
   for (const c of conditions) {
     if (c.type === "Approved" && cert && olderThan(c.lastUpdateTime, HOUR_MS)) return true;
     if ((c.type === "Denied" || c.type === "Failed") && olderThan(c.lastUpdateTime, HOUR_MS)) return true;

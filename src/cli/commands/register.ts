@@ -28,6 +28,7 @@ import { createIfAbsent, ensureNamespace } from "../../client/ensure.ts";
 import { HttpClient, pemOf } from "../../client/http.ts";
 import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../../client/kubeconfig.ts";
 import { KARMADA_KUBECONFIG_SECRET } from "../../cluster/agent-credentials.ts";
+import { requestClientCertificate } from "../../cluster/csr.ts";
 import { randomSuffix } from "../../karmada/names.ts";
 import {
   AGENTS_GROUP,
@@ -39,12 +40,11 @@ import {
 import { KARMADA } from "../../karmada/resources.ts";
 import { isAlreadyExists, isNotFound } from "../../machinery/errors.ts";
 import { verifyBootstrapSignature } from "../../pki/jws.ts";
-import { createCertificateRequest, generateKeyPem, pemBlocks, publicKeyPin } from "../../pki/x509.ts";
+import { pemBlocks, publicKeyPin } from "../../pki/x509.ts";
 import { CommandError, type CommandIO } from "../io.ts";
 
 export const AGENT_SERVICE_ACCOUNT = "karmada-agent-sa";
 export const AGENT_NAME = "karmada-agent";
-export const KUBE_APISERVER_CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client";
 /** The image of this project (see the Dockerfile); `karmada agent` is its `/bin/karmada-agent`. */
 export const DEFAULT_AGENT_IMAGE = "karmada-ts/karmada:v0.1.0";
 const SYSTEM_LABELS = { "karmada.io/system": "true" };
@@ -244,52 +244,14 @@ export async function discoverControlPlane(opts: {
   return { caPem };
 }
 
-/** Creates a CSR for `subject` and waits for its certificate; returns the certificate and key. */
-async function requestCertificate(
-  client: Client,
-  name: string,
-  subject: { commonName: string; organizations: string[] },
-  expirationSeconds: number,
-  deadline: number,
-): Promise<{ certPem: string; keyPem: string }> {
-  const keyPem = generateKeyPem();
-  const request = await createCertificateRequest(keyPem, subject);
-  await client.create(RESOURCES.certificatesigningrequests, {
-    apiVersion: "certificates.k8s.io/v1",
-    kind: "CertificateSigningRequest",
-    metadata: { name, labels: SYSTEM_LABELS },
-    spec: {
-      request: Buffer.from(request).toString("base64"),
-      signerName: KUBE_APISERVER_CLIENT_SIGNER,
-      usages: ["digital signature", "key encipherment", "client auth"],
-      expirationSeconds,
-    },
-  });
-  for (;;) {
-    await sleep(CSR_POLL_MS);
-    let csr: StoredObject;
-    try {
-      csr = await client.get(RESOURCES.certificatesigningrequests, undefined, name);
-    } catch (err) {
-      throw new CommandError(`failed to get the cluster csr ${name}. err: ${errorText(err)}`);
-    }
-    const status = isObject(csr.status) ? csr.status : {};
-    if (typeof status.certificate === "string" && status.certificate !== "") {
-      return { certPem: Buffer.from(status.certificate, "base64").toString("utf8"), keyPem };
-    }
-    const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObject) : [];
-    const denied = conditions.find((c) => c.type === "Denied" || c.type === "Failed");
-    if (denied) {
-      throw new CommandError(
-        `the certificate signing request ${name} was ${denied.type === "Denied" ? "denied" : "not signed"}: ${String(denied.message ?? denied.reason ?? "")}`,
-      );
-    }
-    if (Date.now() > deadline) {
-      throw new CommandError(
-        `timed out waiting for the certificate of ${name}: approve it with \`kubectl certificate approve ${name}\` on the control plane, or run karmada-controller-manager's agentcsrapproving controller`,
-      );
-    }
-  }
+/** What both of register's certificate requests share: lifetime, labels, the time left. */
+function csrTerms(opts: { certExpirationSeconds: number }, deadline: number) {
+  return {
+    expirationSeconds: opts.certExpirationSeconds,
+    labels: SYSTEM_LABELS,
+    timeoutMs: deadline - Date.now(),
+    pollMs: CSR_POLL_MS,
+  };
 }
 
 /** The kubeconfig the agent uses: the control plane at the endpoint, with its certificate. */
@@ -560,13 +522,11 @@ export async function runRegister(
   let generator: HttpClient | undefined;
   try {
     const generatorCsr = `agent-rbac-generator-${cluster}${randomSuffix()}`;
-    const generatorCert = await requestCertificate(
-      bootstrap,
-      generatorCsr,
-      { commonName: RBAC_GENERATOR_USER, organizations: [AGENTS_GROUP] },
-      opts.certExpirationSeconds,
-      deadline,
-    );
+    const generatorCert = await requestClientCertificate(bootstrap, {
+      name: generatorCsr,
+      subject: { commonName: RBAC_GENERATOR_USER, organizations: [AGENTS_GROUP] },
+      ...csrTerms(opts, deadline),
+    });
     generator = new HttpClient({
       server,
       caData: caPem,
@@ -595,13 +555,11 @@ export async function runRegister(
         .catch(() => undefined);
 
       io.stdout.write("[karmada-agent-start] Waiting to construct karmada-agent kubeconfig\n");
-      const agentCert = await requestCertificate(
-        bootstrap,
-        `${cluster}-${randomSuffix()}`,
-        { commonName: agentUser(cluster), organizations: [AGENTS_GROUP] },
-        opts.certExpirationSeconds,
-        deadline,
-      );
+      const agentCert = await requestClientCertificate(bootstrap, {
+        name: `${cluster}-${randomSuffix()}`,
+        subject: { commonName: agentUser(cluster), organizations: [AGENTS_GROUP] },
+        ...csrTerms(opts, deadline),
+      });
       const kubeconfig = agentKubeconfig(opts.endpoint, caPem, cluster, agentCert);
       await installAgentInMember(opts, kubeconfig, deadline, io);
       io.stdout.write(`\ncluster(${cluster}) is joined successfully\n`);
