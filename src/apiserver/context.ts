@@ -74,7 +74,7 @@ export interface ServerContext {
   /** Who may do what; undefined: everyone may do everything (`--authorization-mode=AlwaysAllow`). */
   authorizer?: Authorizer;
   /** Bearer-token authentication, for TokenReview; undefined: tokens are not authenticated. */
-  authenticateToken?(token: string): Promise<AuthOutcome>;
+  authenticateToken?(token: string, audiences?: readonly string[]): Promise<AuthOutcome>;
   /** Issuing service-account tokens (TokenRequest, token Secrets); undefined: opaque random tokens. */
   serviceAccountTokens?: ServiceAccountTokenSettings;
   /**

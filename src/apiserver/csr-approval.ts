@@ -5,7 +5,7 @@
  * time), never drops Approved/Denied/Failed, and needs `approve` on the signer.
  */
 import { csrConditions } from "../api/csr.ts";
-import { isObject, type StoredObject } from "../api/meta.ts";
+import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { invalid } from "../machinery/errors.ts";
 import { authorizeApproval } from "./admission/certificates.ts";
 import type { RequestContext, ServerContext } from "./context.ts";
@@ -16,7 +16,7 @@ import { updateObject, type WriteOptions } from "./verbs/write.ts";
 const LASTING_CONDITIONS = ["Approved", "Denied", "Failed"];
 
 function approvedConditions(incoming: StoredObject, current: StoredObject, now: number): StoredObject {
-  const stamp = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const stamp = rfc3339(now);
   const before = csrConditions(current);
   const after = csrConditions(incoming);
   for (const c of before) {

@@ -235,6 +235,15 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
       const head = req.method === "HEAD";
+      // Who is asking comes first: an unauthenticated client costs no body read.
+      const headers = requestHeaders(req);
+      const outcome = await authenticateRequest(req, headers, opts.authenticate);
+      if ("error" in outcome) {
+        opts.log.debug("unauthorized request", { path: url.pathname, reason: outcome.error });
+        sendUnauthorized(res, head);
+        return;
+      }
+      const user = outcome.user;
       let body: Buffer;
       try {
         body = await readBody(req);
@@ -254,22 +263,6 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
           res.destroy();
         }
         return;
-      }
-      const headers = requestHeaders(req);
-      let user = SYSTEM_ADMIN;
-      if (opts.authenticate) {
-        const cert = clientCertificateOf(req);
-        const outcome = await opts.authenticate({ headers, ...(cert ? { clientCertificate: cert } : {}) });
-        if ("error" in outcome) {
-          opts.log.debug("unauthorized request", { path: url.pathname, reason: outcome.error });
-          send(
-            res,
-            { status: 401, headers: { "Content-Type": "application/json" }, body: unauthorized().status },
-            head,
-          );
-          return;
-        }
-        user = outcome.user;
       }
       const response = await handler.handle({
         method: head ? "GET" : (req.method ?? "GET"),

@@ -3,7 +3,7 @@
  * self variants, SelfSubjectRulesReview (`kubectl auth can-i --list`), SelfSubjectReview
  * (`kubectl auth whoami`) and TokenReview, as kube-apiserver answers them.
  */
-import { isObject, type StoredObject } from "../api/meta.ts";
+import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { badRequest, type FieldError, invalid } from "../machinery/errors.ts";
 import { alwaysAllow } from "./authz/authorizer.ts";
 import type { Attributes, PolicyRule } from "./authz/rules.ts";
@@ -158,7 +158,7 @@ export async function evaluateReview(
     case "SelfSubjectReview":
       out.metadata = {
         ...out.metadata,
-        creationTimestamp: new Date(server.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+        creationTimestamp: rfc3339(server.clock.now()),
       };
       out.status = { userInfo: userInfoJson(ctx.user) };
       return out;
@@ -170,10 +170,14 @@ export async function evaluateReview(
         out.status = { user: {}, error: "token authentication is not enabled on this server" };
         return out;
       }
-      const result = await server.authenticateToken(token);
+      const result = await server.authenticateToken(token, strings(spec.audiences));
       out.status =
         "user" in result
-          ? { authenticated: true, user: userInfoJson(result.user), audiences: strings(spec.audiences) }
+          ? {
+              authenticated: true,
+              user: userInfoJson(result.user),
+              ...(result.audiences ? { audiences: result.audiences } : {}),
+            }
           : { user: {}, error: result.error };
       return out;
     }

@@ -488,10 +488,10 @@ function configureAuthentication(
     clientCertificates: opts.clientCertificates ?? false,
     tokens,
     anonymous: opts.anonymous ?? true,
+    ...(context.serviceAccountTokens ? { apiAudiences: context.serviceAccountTokens.audiences } : {}),
     now,
   });
-  context.authenticateToken = (token) =>
-    authenticator.authenticate({ headers: { authorization: `Bearer ${token}` } });
+  context.authenticateToken = (token, audiences) => authenticator.authenticateToken(token, audiences);
   return (req) => authenticator.authenticate(req);
 }
 

@@ -5,8 +5,15 @@
  * `--service-account-max-token-expiration` with a warning), optionally bound to a Pod or
  * Secret of the same namespace.
  */
-import { isObject, type StoredObject } from "../api/meta.ts";
-import { ApiError, badRequest, type FieldError, invalid, notFound } from "../machinery/errors.ts";
+import { isObject, rfc3339 } from "../api/meta.ts";
+import {
+  badRequest,
+  conflict,
+  type FieldError,
+  invalid,
+  methodNotAllowed,
+  pathNotFound,
+} from "../machinery/errors.ts";
 import { issueBoundToken } from "./authn/service-account.ts";
 import { decodeObjectBody } from "./codec.ts";
 import type { SubresourceHandler } from "./subresources.ts";
@@ -16,25 +23,14 @@ const MIN_EXPIRATION_S = 600;
 const MAX_EXPIRATION_S = 2 ** 32;
 const DEFAULT_EXPIRATION_S = 3600;
 
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 export const tokenRequest: SubresourceHandler = {
   supports: (rt) => rt.group === "" && rt.kind === "ServiceAccount",
   async handle(h, req, ctx, rt, info) {
-    if (info.verb !== "create") throw badRequest(`${info.verb} is not supported on serviceaccounts/token`);
+    // Without a signing key kube-apiserver installs no serviceaccounts/token at all.
     const settings = h.server.serviceAccountTokens;
-    if (!settings?.signer) {
-      throw new ApiError({
-        kind: "Status",
-        apiVersion: "v1",
-        metadata: {},
-        status: "Failure",
-        message: "this server issues no service account tokens (no --service-account-signing-key-file)",
-        reason: "ServiceUnavailable",
-        code: 503,
-      });
+    if (!settings?.signer) throw pathNotFound();
+    if (info.verb !== "create") {
+      throw methodNotAllowed(info.verb, { group: "", resource: `${rt.plural}/${info.subresource}` });
     }
     const namespace = info.namespace!;
     const name = info.name!;
@@ -100,25 +96,13 @@ export const tokenRequest: SubresourceHandler = {
       if (kind !== "Pod" && kind !== "Secret")
         throw badRequest(`cannot bind token to object of type ${String(kind)}`);
       const target = h.server.registry.get("", "v1", kind === "Pod" ? "pods" : "secrets")!;
-      let obj: StoredObject;
-      try {
-        obj = await getObject(h.server, target, namespace, String(ref.name ?? ""));
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 404)
-          throw notFound({ group: "", resource: target.plural }, String(ref.name ?? ""));
-        throw err;
-      }
+      const obj = await getObject(h.server, target, namespace, String(ref.name ?? ""));
       if (ref.uid && ref.uid !== obj.metadata.uid) {
-        throw new ApiError({
-          kind: "Status",
-          apiVersion: "v1",
-          metadata: {},
-          status: "Failure",
-          message: `Operation cannot be fulfilled on ${kind} "${String(ref.name)}": the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
-          reason: "Conflict",
-          details: { name: String(ref.name), kind },
-          code: 409,
-        });
+        throw conflict(
+          { group: "", resource: kind },
+          String(ref.name),
+          `the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
+        );
       }
       if (kind === "Pod") {
         const podSa = isObject(obj.spec) ? obj.spec.serviceAccountName : undefined;

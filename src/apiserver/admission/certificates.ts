@@ -9,24 +9,22 @@
  * - `/approval` needs `approve` on `signers` named the signer (or `<domain>/*`) besides the
  *   RBAC on the subresource (CertificateApproval).
  */
+import { createPublicKey } from "node:crypto";
 import { KUBE_APISERVER_CLIENT_SIGNER } from "../../api/csr.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
-import { ApiError, type FieldError } from "../../machinery/errors.ts";
+import { type FieldError, forbidden } from "../../machinery/errors.ts";
 import { parseCertificateRequest } from "../../pki/x509.ts";
 import { MASTERS_GROUP } from "../authz/authorizer.ts";
 import type { AdmissionPlugin, RequestContext, ServerContext } from "../context.ts";
 
-function csrForbidden(name: string, message: string): ApiError {
-  return new ApiError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message: `certificatesigningrequests.certificates.k8s.io "${name}" is forbidden: ${message}`,
-    reason: "Forbidden",
-    details: { name, group: "certificates.k8s.io", kind: "certificatesigningrequests" },
-    code: 403,
-  });
+const CSR_RESOURCE = { group: "certificates.k8s.io", resource: "certificatesigningrequests" };
+
+/** What Go's x509 says when a request's self-signature does not verify, by key type. */
+function signatureFailure(publicKeyPem: string): string {
+  const type = createPublicKey(publicKeyPem).asymmetricKeyType;
+  if (type === "rsa") return "crypto/rsa: verification error";
+  if (type === "ed25519") return "x509: Ed25519 verification failure";
+  return "x509: ECDSA verification failure";
 }
 
 function specOf(obj: StoredObject): Record<string, unknown> {
@@ -58,7 +56,7 @@ export function certificateSigningRequestAdmission(): AdmissionPlugin {
       const spec = specOf(obj);
       if (typeof spec.request !== "string") return [];
       const pem = Buffer.from(spec.request, "base64").toString("utf8");
-      let subject: { organizations: string[]; signatureValid: boolean };
+      let subject: { organizations: string[]; signatureValid: boolean; publicKeyPem: string };
       try {
         subject = await parseCertificateRequest(pem);
       } catch {
@@ -71,11 +69,12 @@ export function certificateSigningRequestAdmission(): AdmissionPlugin {
           type: "FieldValueInvalid",
           field: "spec.request",
           value: spec.request,
-          detail: "x509: ECDSA verification failure",
+          detail: signatureFailure(subject.publicKeyPem),
         });
       }
       if (spec.signerName === KUBE_APISERVER_CLIENT_SIGNER && subject.organizations.includes(MASTERS_GROUP)) {
-        throw csrForbidden(
+        throw forbidden(
+          CSR_RESOURCE,
           obj.metadata.name ?? "",
           "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed",
         );
@@ -104,7 +103,8 @@ export function authorizeApproval(server: ServerContext, ctx: RequestContext, cs
     }).allowed;
   const domain = signer.split("/")[0] ?? "";
   if (ask(signer) || ask(`${domain}/*`)) return;
-  throw csrForbidden(
+  throw forbidden(
+    CSR_RESOURCE,
     csr.metadata.name ?? "",
     `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`,
   );

@@ -6,26 +6,17 @@
  * roleRef, subjects) is checked; other updates (labels, owners, finalizers) are not.
  */
 import { isObject, type StoredObject } from "../../api/meta.ts";
-import { ApiError, notFound } from "../../machinery/errors.ts";
-import { type Authorizer, isMaster } from "../authz/authorizer.ts";
+import { forbidden, notFound } from "../../machinery/errors.ts";
+import { jsonEqual } from "../../machinery/merge-patch.ts";
+import { type Authorizer, EVERYTHING, isMaster } from "../authz/authorizer.ts";
 import type { RbacIndex } from "../authz/rbac.ts";
 import { compactMissingRules, type PolicyRule, rulesOf, uncoveredRules } from "../authz/rules.ts";
 import type { AdmissionPlugin, RequestContext } from "../context.ts";
 
 const GROUP = "rbac.authorization.k8s.io";
 
-function forbidden(plural: string, name: string, message: string): ApiError {
-  return new ApiError({
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Failure",
-    message: `${plural}.${GROUP} ${JSON.stringify(name)} is forbidden: ${message}`,
-    reason: "Forbidden",
-    details: { name, group: GROUP, kind: plural },
-    code: 403,
-  });
-}
+const forbiddenOn = (plural: string, name: string, message: string) =>
+  forbidden({ group: GROUP, resource: plural }, name, message);
 
 function escalationMessage(ctx: RequestContext, missing: PolicyRule[], errors: string[]): string {
   const groups = `[${ctx.user.groups.map((g) => JSON.stringify(g)).join(" ")}]`;
@@ -34,7 +25,7 @@ function escalationMessage(ctx: RequestContext, missing: PolicyRule[], errors: s
   return text;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const same = (a: unknown, b: unknown) => jsonEqual(a ?? null, b ?? null);
 
 export function rbacEscalationAdmission(authorizer: Authorizer, index: RbacIndex): AdmissionPlugin {
   const allowed = (ctx: RequestContext, verb: string, resource: string, namespace: string, name: string) =>
@@ -63,17 +54,13 @@ export function rbacEscalationAdmission(authorizer: Authorizer, index: RbacIndex
     const { rules: held, errors } = authorizer.rulesFor(ctx.user, namespace);
     const aggregates = isObject(obj.aggregationRule) || (old !== undefined && isObject(old.aggregationRule));
     if (aggregates) {
-      const everything: PolicyRule[] = [
-        { verbs: ["*"], apiGroups: ["*"], resources: ["*"] },
-        { verbs: ["*"], nonResourceURLs: ["*"] },
-      ];
-      if (uncoveredRules(held, everything).length > 0) {
-        throw forbidden(plural, name, "must have cluster-admin privileges to use the aggregationRule");
+      if (uncoveredRules(held, EVERYTHING).length > 0) {
+        throw forbiddenOn(plural, name, "must have cluster-admin privileges to use the aggregationRule");
       }
       return;
     }
     const missing = uncoveredRules(held, rulesOf(obj));
-    if (missing.length > 0) throw forbidden(plural, name, escalationMessage(ctx, missing, errors));
+    if (missing.length > 0) throw forbiddenOn(plural, name, escalationMessage(ctx, missing, errors));
   };
 
   const checkBinding = (
@@ -94,7 +81,7 @@ export function rbacEscalationAdmission(authorizer: Authorizer, index: RbacIndex
     const { rules: held, errors } = authorizer.rulesFor(ctx.user, namespace);
     const missing = uncoveredRules(held, roleRules);
     if (missing.length > 0)
-      throw forbidden(plural, obj.metadata.name ?? "", escalationMessage(ctx, missing, errors));
+      throw forbiddenOn(plural, obj.metadata.name ?? "", escalationMessage(ctx, missing, errors));
   };
 
   return {

@@ -33,15 +33,27 @@ export interface AuthRequest {
   };
 }
 
-/** A token authenticator's answer: a user, a refusal (401), or "not mine" (undefined). */
-export type TokenResult = { user: UserInfo; expiresAt?: number } | { error: string } | undefined;
+/**
+ * A token authenticator's answer: a user (with the audiences the token is good for, from an
+ * audience-aware authenticator), a refusal (401), or "not mine" (undefined).
+ */
+export type TokenResult =
+  | { user: UserInfo; expiresAt?: number; audiences?: string[] }
+  | { error: string }
+  | undefined;
 
 export interface TokenAuthenticator {
   name: string;
-  authenticate(token: string): TokenResult | Promise<TokenResult>;
+  /**
+   * Audience-aware authenticators (service-account tokens) check the token against the
+   * audiences asked for themselves; for the others the chain does it (the API audiences
+   * must meet the ones asked for).
+   */
+  audienceAware?: boolean;
+  authenticate(token: string, audiences?: readonly string[]): TokenResult | Promise<TokenResult>;
 }
 
-export type AuthOutcome = { user: UserInfo } | { error: string };
+export type AuthOutcome = { user: UserInfo; audiences?: string[] } | { error: string };
 
 export interface AuthenticatorOptions {
   /** x509 client certificates are accepted (the server was given a client CA). */
@@ -49,6 +61,8 @@ export interface AuthenticatorOptions {
   tokens: readonly TokenAuthenticator[];
   /** `--anonymous-auth` (default true). */
   anonymous: boolean;
+  /** `--api-audiences` (default: the service-account issuers); empty: audiences unchecked. */
+  apiAudiences?: readonly string[];
   now?: () => number;
 }
 
@@ -57,6 +71,11 @@ const TOKEN_CACHE_MAX = 10_000;
 
 export interface Authenticator {
   authenticate(req: AuthRequest): Promise<AuthOutcome>;
+  /**
+   * A bearer token alone, for TokenReview: checked against `audiences` (default: the API
+   * audiences), the outcome carrying those it is good for.
+   */
+  authenticateToken(token: string, audiences?: readonly string[]): Promise<AuthOutcome>;
 }
 
 /** Adds `system:authenticated` to a user's groups (once). */
@@ -67,40 +86,57 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
 
 export const ANONYMOUS_USER: UserInfo = { name: ANONYMOUS, groups: [UNAUTHENTICATED] };
 
-/** The bearer token of an `Authorization` header, when it holds one. */
+/**
+ * The bearer token of an `Authorization` header, read as kube-apiserver reads it: the word
+ * after `Bearer ` (an empty one is a token that fails); undefined when the header is not a
+ * bearer one.
+ */
 export function bearerToken(headers: Record<string, string | undefined>): string | undefined {
-  const header = headers.authorization;
+  const header = headers.authorization?.trim();
   if (!header) return undefined;
-  const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
-  return m ? m[1] : undefined;
+  const parts = header.split(" ");
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== "bearer") return undefined;
+  return parts[1];
+}
+
+function intersect(a: readonly string[], b: readonly string[]): string[] {
+  return a.filter((x) => b.includes(x));
 }
 
 export function createAuthenticator(opts: AuthenticatorOptions): Authenticator {
   const now = opts.now ?? Date.now;
-  const cache = new Map<string, { user: UserInfo; until: number }>();
+  const cache = new Map<string, { outcome: { user: UserInfo; audiences?: string[] }; until: number }>();
 
-  const fromToken = async (token: string): Promise<AuthOutcome> => {
-    const key = createHash("sha256").update(token).digest("base64");
+  const apiAudiences = opts.apiAudiences ?? [];
+  const fromToken = async (token: string, requested = apiAudiences): Promise<AuthOutcome> => {
+    const key = `${createHash("sha256").update(token).digest("base64")} ${requested.join(",")}`;
     const hit = cache.get(key);
-    if (hit && hit.until > now()) return { user: hit.user };
+    if (hit && hit.until > now()) return hit.outcome;
     if (hit) cache.delete(key);
     const errors: string[] = [];
     for (const a of opts.tokens) {
-      const r = await a.authenticate(token);
+      // An authenticator that knows nothing of audiences speaks for the API audiences only.
+      const common =
+        a.audienceAware || apiAudiences.length === 0 ? undefined : intersect(apiAudiences, requested);
+      if (common?.length === 0) continue;
+      const r = await a.authenticate(token, requested);
       if (r === undefined) continue;
       if ("error" in r) {
         errors.push(r.error);
         continue;
       }
-      const user = withAuthenticatedGroup(r.user);
+      const audiences = common ?? r.audiences;
+      const outcome = { user: withAuthenticatedGroup(r.user), ...(audiences?.length ? { audiences } : {}) };
       if (cache.size >= TOKEN_CACHE_MAX) cache.delete(cache.keys().next().value!);
-      cache.set(key, { user, until: Math.min(now() + TOKEN_CACHE_TTL_MS, r.expiresAt ?? Infinity) });
-      return { user };
+      cache.set(key, { outcome, until: Math.min(now() + TOKEN_CACHE_TTL_MS, r.expiresAt ?? Infinity) });
+      return outcome;
     }
     return { error: errors.length > 0 ? errors.join("; ") : "invalid bearer token" };
   };
 
   return {
+    authenticateToken: (token, audiences) =>
+      fromToken(token, audiences && audiences.length > 0 ? audiences : apiAudiences),
     async authenticate(req) {
       const cert = req.clientCertificate;
       if (cert && opts.clientCertificates && cert.verified && cert.commonName !== "") {

@@ -134,10 +134,13 @@ describe("bearerToken", () => {
   it.each([
     { header: "Bearer abc", want: "abc" },
     { header: "bearer abc", want: "abc" },
-    { header: "  Bearer   abc  ", want: "abc" },
+    // As kube-apiserver splits the header on single spaces: the second word is the token,
+    // an empty one (two spaces) a token that fails, never no token at all.
+    { header: "  Bearer abc  ", want: "abc" },
+    { header: "Bearer   abc", want: "" },
     { header: "Basic YWxpY2U6cHc=", want: undefined },
     { header: "Bearer", want: undefined },
-    { header: "Bearer a b", want: undefined },
+    { header: "Bearer a b", want: "a" },
     { header: undefined, want: undefined },
   ])("$header", ({ header, want }) => {
     expect(bearerToken({ authorization: header })).toBe(want);
@@ -232,6 +235,26 @@ describe("createAuthenticator", () => {
     expect(await authn.authenticate(bearer("unknown"))).toEqual({ error: "invalid bearer token" });
     const none = createAuthenticator({ clientCertificates: true, tokens: [], anonymous: true });
     expect(await none.authenticate(bearer("unknown"))).toEqual({ error: "invalid bearer token" });
+  });
+
+  it("a malformed bearer header is a failed token, never anonymous", async () => {
+    const authn = createAuthenticator({ clientCertificates: true, tokens: tokens(), anonymous: true });
+    expect(await authn.authenticate({ headers: { authorization: "Bearer  good" } })).toEqual({
+      error: "invalid bearer token",
+    });
+    expect(await authn.authenticateToken("go od")).toEqual({ error: "invalid bearer token" });
+  });
+
+  it("a TokenReview's audiences: an audience-unaware authenticator answers only for the API's", async () => {
+    const authn = createAuthenticator({
+      clientCertificates: false,
+      tokens: tokens(),
+      anonymous: true,
+      apiAudiences: ["api"],
+    });
+    expect(await authn.authenticateToken("good")).toMatchObject({ audiences: ["api"] });
+    expect(await authn.authenticateToken("good", ["vault", "api"])).toMatchObject({ audiences: ["api"] });
+    expect(await authn.authenticateToken("good", ["vault"])).toEqual({ error: "invalid bearer token" });
   });
 
   it("a token refused by an authenticator reports why", async () => {
@@ -367,6 +390,7 @@ describe("serviceAccountAuthenticator", () => {
         extra: { "authentication.kubernetes.io/credential-id": [`JTI=${jtiOf(token)}`] },
       },
       expiresAt,
+      audiences: [ISSUER],
     });
   });
 
@@ -415,6 +439,8 @@ describe("serviceAccountAuthenticator", () => {
 
   it("wrong audience: refused", async () => {
     const { token } = bound({ audiences: ["vault"] });
+    const authn = (t: string, audiences: string[]) =>
+      serviceAccountAuthenticator(settings, world(), () => T0).authenticate(t, audiences);
     const r = await serviceAccountAuthenticator(settings, world(), () => T0).authenticate(token);
     expect(r).toEqual({
       error: `token audiences ["vault"] is invalid for the target audiences ["${ISSUER}"]`,
@@ -425,6 +451,11 @@ describe("serviceAccountAuthenticator", () => {
       () => T0,
     );
     expect(isUser(await forVault.authenticate(token))).toBe(true);
+    // A TokenReview may ask for other audiences than the API's: the token is checked against those.
+    expect(await authn(token, ["vault"])).toMatchObject({ audiences: ["vault"] });
+    expect(await authn(token, ["db"])).toEqual({
+      error: `token audiences ["vault"] is invalid for the target audiences ["db"]`,
+    });
   });
 
   it("another issuer's JWT, or something that is not a JWT, is not ours", async () => {
@@ -546,6 +577,8 @@ describe("serviceAccountAuthenticator", () => {
           uid: "sa-uid-1",
           groups: ["system:serviceaccounts", "system:serviceaccounts:ci"],
         },
+        // A legacy token has no audience: it is good for the API's.
+        audiences: [ISSUER],
       });
       lookup.put("secrets", tokenSecret("another token"));
       expect(isError(await authn.authenticate(token))).toBe(true);

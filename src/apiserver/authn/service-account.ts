@@ -156,22 +156,39 @@ function secretToken(secret: StoredObject): string | undefined {
   return typeof data.token === "string" ? Buffer.from(data.token, "base64").toString("utf8") : undefined;
 }
 
-/** Why a bound token's time or audience claims refuse it now (`t` in seconds), if they do. */
-function boundClaimsProblem(
-  claims: Record<string, unknown>,
-  t: number,
-  audiences: readonly string[],
-): string | undefined {
+/** Why a bound token's time claims refuse it now (`t` in seconds), if they do. */
+function timeProblem(claims: Record<string, unknown>, t: number): string | undefined {
   const exp = typeof claims.exp === "number" ? claims.exp : undefined;
   if (exp === undefined || exp + LEEWAY_S < t) return "service account token has expired";
   if (typeof claims.nbf === "number" && claims.nbf - LEEWAY_S > t) {
     return "service account token is not valid yet";
   }
-  const aud = Array.isArray(claims.aud) ? claims.aud : typeof claims.aud === "string" ? [claims.aud] : [];
-  if (audiences.length > 0 && !aud.some((a) => audiences.includes(a as string))) {
-    return `token audiences ${goQuoted(aud.map(String))} is invalid for the target audiences ${goQuoted(audiences)}`;
-  }
   return undefined;
+}
+
+/**
+ * The audiences a token is good for among those asked for, or why none: a token without an
+ * `aud` claim (a legacy one) is for the API audiences.
+ */
+function tokenAudiences(
+  claims: Record<string, unknown>,
+  apiAudiences: readonly string[],
+  requested: readonly string[],
+): { audiences: string[] } | { error: string } {
+  const aud = Array.isArray(claims.aud)
+    ? claims.aud.map(String)
+    : typeof claims.aud === "string"
+      ? [claims.aud]
+      : [];
+  const own = aud.length > 0 ? aud : [...apiAudiences];
+  const wanted = requested.length > 0 ? requested : apiAudiences;
+  const audiences = own.filter((a) => wanted.includes(a));
+  if (audiences.length === 0 && apiAudiences.length > 0) {
+    return {
+      error: `token audiences ${goQuoted(own)} is invalid for the target audiences ${goQuoted(wanted)}`,
+    };
+  }
+  return { audiences };
 }
 
 export function serviceAccountAuthenticator(
@@ -192,14 +209,18 @@ export function serviceAccountAuthenticator(
     if (!secret || secret.metadata.deletionTimestamp || secretToken(secret) !== token) {
       return { error: "service account token has been invalidated" };
     }
-    const sa = await lookup.get("serviceaccounts", namespace, name);
-    if (!sa || sa.metadata.uid !== uid)
-      return { error: `service account ${namespace}/${name} has been deleted` };
+    const problem = accountProblem(
+      await lookup.get("serviceaccounts", namespace, name),
+      namespace,
+      name,
+      uid,
+    );
+    if (problem) return { error: problem };
     return { user: userOf(namespace, name, uid) };
   };
 
   const bound = async (claims: Record<string, unknown>): Promise<TokenResult> => {
-    const invalid = boundClaimsProblem(claims, Math.floor(now() / 1000), settings.audiences);
+    const invalid = timeProblem(claims, Math.floor(now() / 1000));
     if (invalid) return { error: invalid };
     const exp = claims.exp as number;
     const k8s = isObject(claims["kubernetes.io"]) ? claims["kubernetes.io"] : {};
@@ -233,7 +254,8 @@ export function serviceAccountAuthenticator(
 
   return {
     name: "service-account",
-    async authenticate(token) {
+    audienceAware: true,
+    async authenticate(token, requested = []) {
       if (token.split(".").length !== 3) return undefined;
       let iss: unknown;
       try {
@@ -245,7 +267,10 @@ export function serviceAccountAuthenticator(
       if (iss !== LEGACY_ISSUER && !issuers.has(iss as string)) return undefined;
       const claims = settings.verifier.verify(token);
       if (!claims) return { error: "service account token's signature is invalid" };
-      return iss === LEGACY_ISSUER ? legacy(claims, token) : bound(claims);
+      const audiences = tokenAudiences(claims, settings.audiences, requested);
+      if ("error" in audiences) return audiences;
+      const result = await (iss === LEGACY_ISSUER ? legacy(claims, token) : bound(claims));
+      return result && "user" in result ? { ...result, audiences: audiences.audiences } : result;
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { isAlreadyExists, isNotFound } from "../../machinery/errors.ts";
+import { jsonEqual } from "../../machinery/merge-patch.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { unlessGoneOrChanged } from "../controllers/follow.ts";
 import { systemWriter } from "../controllers/writer.ts";
@@ -401,8 +402,6 @@ export const KUBERNETES_POLICY: Policy = {
   ],
 };
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
 /** Creates what is missing of `policy` and adds missing rules and subjects to what exists. */
 export async function reconcilePolicy(server: ServerContext, policy: Policy): Promise<void> {
   const writer = systemWriter(server, "kube-apiserver");
@@ -441,9 +440,9 @@ export async function reconcilePolicy(server: ServerContext, policy: Policy): Pr
     await ensure(want, (cur) => {
       const have = rulesOf(cur);
       // An aggregated role's rules are the aggregation controller's business.
-      const missing = spec.aggregateFrom ? [] : spec.rules.filter((r) => !have.some((h) => sameJson(h, r)));
+      const missing = spec.aggregateFrom ? [] : spec.rules.filter((r) => !have.some((h) => jsonEqual(h, r)));
       const aggregation = want.aggregationRule;
-      if (missing.length === 0 && (!aggregation || sameJson(cur.aggregationRule, aggregation)))
+      if (missing.length === 0 && (!aggregation || jsonEqual(cur.aggregationRule, aggregation)))
         return undefined;
       if (aggregation) cur.aggregationRule = aggregation;
       cur.rules = [...(Array.isArray(cur.rules) ? cur.rules : []), ...missing];

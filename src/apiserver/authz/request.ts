@@ -96,10 +96,14 @@ export function impersonatedUser(
   for (const [key, vals] of Object.entries(extra)) {
     for (const v of vals) check("userextras", v, { group: "authentication.k8s.io", subresource: key });
   }
-  const all = [...groups];
-  if (sa) for (const g of serviceAccountGroups(sa.namespace)) if (!all.includes(g)) all.push(g);
-  const implied = userName === ANONYMOUS ? UNAUTHENTICATED : AUTHENTICATED;
-  if (!all.includes(implied)) all.push(implied);
+  // As kube-apiserver: a service account's own groups only when no group is named, and
+  // system:authenticated unless either everyone-group is named already.
+  const all = sa && groups.length === 0 ? serviceAccountGroups(sa.namespace) : [...groups];
+  if (userName === ANONYMOUS) {
+    if (!all.includes(UNAUTHENTICATED)) all.push(UNAUTHENTICATED);
+  } else if (!all.includes(AUTHENTICATED) && !all.includes(UNAUTHENTICATED)) {
+    all.push(AUTHENTICATED);
+  }
   const user: UserInfo = { name: userName, groups: all };
   if (uid !== undefined) user.uid = uid;
   if (Object.keys(extra).length > 0) user.extra = extra;

@@ -6,6 +6,7 @@
  * `--description`; `create --print-register-command` prints the `karmadactl register`
  * line for this control plane (its CA pinned by public-key hash).
  */
+
 import { randomInt } from "node:crypto";
 import {
   BOOTSTRAP_GROUP_PATTERN,
@@ -19,6 +20,7 @@ import {
   TOKEN_PATTERN,
 } from "../../api/bootstrap-token.ts";
 import type { StoredObject } from "../../api/meta.ts";
+import { rfc3339 } from "../../api/meta.ts";
 import { type Client, RESOURCES } from "../../client/client.ts";
 import { pemOf } from "../../client/http.ts";
 import { isNotFound } from "../../machinery/errors.ts";
@@ -50,10 +52,6 @@ export const DEFAULT_TOKEN_OPTIONS: TokenCreateOptions = {
   usages: [...BOOTSTRAP_USAGES].reverse(),
   groups: [KARMADA_BOOTSTRAP_GROUP],
 };
-
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
 
 /** Checks usages and groups as `kubeadm token create` does (upstream karmadactl stores whatever it is given). */
 function validateToken(opts: TokenCreateOptions): void {
