@@ -4,6 +4,7 @@
  * Secret back into what it grants. Shared by the authenticator, the bootstrap signer, the
  * token cleaner and `karmadactl token`.
  */
+import { parseRfc3339 } from "../apiserver/table/age.ts";
 import { isObject, type StoredObject } from "./meta.ts";
 
 export const BOOTSTRAP_TOKEN_NAMESPACE = "kube-system";
@@ -47,6 +48,17 @@ function decoded(data: Record<string, unknown>, key: string): string | undefined
   return typeof v === "string" ? Buffer.from(v, "base64").toString("utf8") : undefined;
 }
 
+/**
+ * A bootstrap-token Secret's `expiration`, read as kube's bootstrap helpers read it: none when
+ * absent or empty, `badExpiration` when it is not RFC 3339 (then it counts as expired).
+ */
+export function secretExpiration(secret: StoredObject): Pick<BootstrapToken, "expiration" | "badExpiration"> {
+  const text = decoded(isObject(secret.data) ? secret.data : {}, "expiration");
+  if (!text) return {};
+  const at = parseRfc3339(text);
+  return at === undefined ? { badExpiration: true } : { expiration: at };
+}
+
 /** Reads a bootstrap-token Secret; undefined when it is not one (wrong type or name). */
 export function readBootstrapToken(secret: StoredObject): BootstrapToken | undefined {
   if (secret.type !== BOOTSTRAP_TOKEN_TYPE) return undefined;
@@ -61,18 +73,16 @@ export function readBootstrapToken(secret: StoredObject): BootstrapToken | undef
     // Split as kube-apiserver does, untrimmed: a stray space or an empty entry makes the group invalid.
     extraGroups: decoded(data, "auth-extra-groups") ? decoded(data, "auth-extra-groups")!.split(",") : [],
   };
-  const expiration = decoded(data, "expiration");
-  if (expiration !== undefined) {
-    const at = Date.parse(expiration);
-    if (Number.isNaN(at)) token.badExpiration = true;
-    else token.expiration = at;
-  }
+  Object.assign(token, secretExpiration(secret));
   const description = decoded(data, "description");
   if (description) token.description = description;
   return token;
 }
 
 /** Whether a token has expired (an unreadable expiration counts as expired). */
-export function bootstrapTokenExpired(token: BootstrapToken, now: number): boolean {
+export function bootstrapTokenExpired(
+  token: Pick<BootstrapToken, "expiration" | "badExpiration">,
+  now: number,
+): boolean {
   return token.badExpiration === true || (token.expiration !== undefined && token.expiration <= now);
 }

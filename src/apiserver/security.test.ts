@@ -5,7 +5,7 @@
  */
 import { createHash, createPublicKey, verify, X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StoredObject } from "../api/meta.ts";
+import { rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { type ClusterConnection, HttpClient } from "../client/http.ts";
 import { silentLogger } from "../log.ts";
@@ -517,9 +517,17 @@ describe("secure API server", () => {
         type: "bootstrap.kubernetes.io/token",
         stringData: { "token-id": id, "token-secret": secret, ...extra },
       });
-    const expires = new Date(Date.now() + 2_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const expires = rfc3339(Date.now() + 2_000);
     await token("short1", "aaaaaaaaaaaaaaaa", { "usage-bootstrap-signing": "true", expiration: expires });
     await token("nosign", "bbbbbbbbbbbbbbbb", { "usage-bootstrap-authentication": "true" });
+    // Expired and not a token at all (no id, no secret): the cleaner removes it all the same.
+    await admin.create(RESOURCES.secrets, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "bootstrap-token-broken", namespace: "kube-system" },
+      type: "bootstrap.kubernetes.io/token",
+      stringData: { expiration: "2020-01-01T00:00:00Z" },
+    });
     const signatures = async () => {
       const cm = await admin.get(RESOURCES.configmaps, "kube-public", "cluster-info");
       return Object.keys(cm.data as Record<string, string>).filter((k) => k.startsWith("jws-kubeconfig-"));
@@ -540,6 +548,8 @@ describe("secure API server", () => {
     const gone = await failure(admin.get(RESOURCES.secrets, "kube-system", "bootstrap-token-short1"));
     expect(gone.status.code).toBe(404);
     await admin.get(RESOURCES.secrets, "kube-system", "bootstrap-token-nosign");
+    const broken = await failure(admin.get(RESOURCES.secrets, "kube-system", "bootstrap-token-broken"));
+    expect(broken.status.code).toBe(404);
   });
 
   it("serves issuer discovery to service accounts: the issuer, and the keys their tokens verify with", async () => {

@@ -138,6 +138,25 @@ describe("x509", () => {
       x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
     );
 
+    const named = new x509.X509Certificate(
+      (
+        await issueCertificate(ca, {
+          commonName: "a",
+          usage: "client",
+          hosts: ["a.example", "10.0.0.1"],
+          emailAddresses: ["a@example.com"],
+          uris: ["spiffe://example/a"],
+          notAfter: inAYear(),
+        })
+      ).certPem,
+    );
+    expect(named.getExtension(x509.SubjectAlternativeNameExtension)?.names.toJSON()).toEqual([
+      { type: "dns", value: "a.example" },
+      { type: "ip", value: "10.0.0.1" },
+      { type: "email", value: "a@example.com" },
+      { type: "url", value: "spiffe://example/a" },
+    ]);
+
     await expect(
       issueCertificate(ca, {
         commonName: "a",

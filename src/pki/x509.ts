@@ -38,6 +38,9 @@ export interface CertificateRequest {
   organizations?: readonly string[];
   /** Subject alternative names: host names, and IP addresses (v4 or v6). */
   hosts?: readonly string[];
+  /** Further subject alternative names a signed request carries over. */
+  emailAddresses?: readonly string[];
+  uris?: readonly string[];
   usage: CertificateUsage;
   /**
    * A CSR's `spec.usages` (Kubernetes names: "digital signature", "client auth", ...); when
@@ -202,8 +205,12 @@ export async function issueCertificate(
   if (extendedKeyUsages.length > 0)
     extensions.push(new x509.ExtendedKeyUsageExtension(extendedKeyUsages, false));
   extensions.push(await x509.AuthorityKeyIdentifierExtension.create(caCert, false));
-  if (req.hosts?.length)
-    extensions.push(new x509.SubjectAlternativeNameExtension(altNames(req.hosts), false));
+  const names: x509.JsonGeneralName[] = [
+    ...altNames(req.hosts ?? []),
+    ...(req.emailAddresses ?? []).map((value) => ({ type: "email" as const, value })),
+    ...(req.uris ?? []).map((value) => ({ type: "url" as const, value })),
+  ];
+  if (names.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(names, false));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
     subject: subjectName(req.commonName, req.organizations),

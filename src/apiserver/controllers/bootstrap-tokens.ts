@@ -14,9 +14,9 @@ import {
   CLUSTER_INFO_NAMESPACE,
   JWS_KEY_PREFIX,
   readBootstrapToken,
+  secretExpiration,
 } from "../../api/bootstrap-token.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
-import { isConflict, isNotFound } from "../../machinery/errors.ts";
 import { bootstrapSignature } from "../../pki/jws.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
@@ -59,7 +59,10 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
     const data = isObject(cm.data) ? (cm.data as Record<string, string>) : {};
     if (typeof data.kubeconfig !== "string" || data.kubeconfig === "") return undefined;
     const { kvs } = await server.store.list(secretPrefix);
-    const tokens = kvs.map((s) => decodeStored(secrets, s)).filter((s) => s.type === BOOTSTRAP_TOKEN_TYPE);
+    // Only token Secrets are decoded; readBootstrapToken checks the type for certain.
+    const tokens = kvs
+      .filter((s) => s.value.includes(BOOTSTRAP_TOKEN_TYPE))
+      .map((s) => decodeStored(secrets, s));
     const now = server.clock.now();
     const { signatures, nextExpiry } = clusterInfoSignatures(data.kubeconfig, tokens, now);
     const current = Object.fromEntries(Object.entries(data).filter(([k]) => k.startsWith(JWS_KEY_PREFIX)));
@@ -74,9 +77,7 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
           );
           return { ...cur, data: { ...kept, ...signatures } };
         })
-        .catch((err) => {
-          if (!isNotFound(err) && !isConflict(err)) throw err;
-        });
+        .catch(unlessGoneOrChanged);
     }
     return nextExpiry === undefined ? undefined : { requeueAfterMs: Math.max(0, nextExpiry - now) + 1000 };
   };
@@ -85,11 +86,14 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
     const { kv } = await server.store.get(`${secretPrefix}${name}`);
     if (!kv) return undefined;
     const secret = decodeStored(secrets, kv);
-    const token = readBootstrapToken(secret);
-    if (!token || secret.metadata.deletionTimestamp) return undefined;
+    // Any expired Secret of the token type goes, whether or not it holds a usable token.
+    if (secret.type !== BOOTSTRAP_TOKEN_TYPE || secret.metadata.deletionTimestamp) return undefined;
+    const expiration = secretExpiration(secret);
     const now = server.clock.now();
-    if (!bootstrapTokenExpired(token, now)) {
-      return token.expiration === undefined ? undefined : { requeueAfterMs: token.expiration - now + 1000 };
+    if (!bootstrapTokenExpired(expiration, now)) {
+      return expiration.expiration === undefined
+        ? undefined
+        : { requeueAfterMs: expiration.expiration - now + 1000 };
     }
     await deleteObject(server, requestContext(), secrets, BOOTSTRAP_TOKEN_NAMESPACE, name, {
       preconditions: { uid: secret.metadata.uid! },

@@ -14,7 +14,6 @@
  */
 import { csrCertificate, csrConditions, csrUsages, KUBE_APISERVER_CLIENT_SIGNER } from "../../api/csr.ts";
 import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
-import { isNotFound } from "../../machinery/errors.ts";
 import {
   type CertificateAndKey,
   certificateInfo,
@@ -109,14 +108,15 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
       typeof spec.expirationSeconds === "number" ? spec.expirationSeconds * 1000 : signingDuration;
     const ttl = Math.min(Math.max(requested, 10 * 60_000), signingDuration);
     const notAfter = Math.min(now + ttl - (ttl < 8 * HOUR_MS ? 0 : BACKDATE_MS), caExpiry);
-    if (notAfter <= now) {
-      await fail(csr, `the signer has expired: NotAfter=${new Date(caExpiry).toISOString()}`);
-      return undefined;
-    }
+    // As kube's signer: an expired CA is an error to retry (a renewed CA may come), not a verdict.
+    if (notAfter <= now)
+      throw new Error(`the signer has expired: NotAfter=${new Date(caExpiry).toISOString()}`);
     const issued = await issueCertificate(opts.ca, {
       commonName: request.commonName,
       organizations: request.organizations,
       hosts: [...request.dnsNames, ...request.ipAddresses],
+      emailAddresses: request.emailAddresses,
+      uris: request.uris,
       usage: "client",
       kubernetesUsages: usages,
       publicKeyPem: request.publicKeyPem,
@@ -154,17 +154,23 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
     for (const kv of kvs) {
       const csr = decodeStored(rt, kv);
       if (!shouldClean(csr, now)) continue;
-      await deleteObject(server, requestContext(), rt, undefined, csr.metadata.name!, {}).catch((err) => {
-        if (!isNotFound(err)) throw err;
-      });
+      await deleteObject(server, requestContext(), rt, undefined, csr.metadata.name!, {}).catch(
+        unlessGoneOrChanged,
+      );
     }
   };
-  const timer = setInterval(() => {
-    void clean().catch((err) => server.log.error(err, "csr cleaning failed"));
-  }, opts.cleanIntervalMs ?? HOUR_MS);
+  // As kube's cleaner: a pass at start, then one per interval.
+  let stopped = false;
+  const cleanNow = () =>
+    void clean().catch((err) => {
+      if (!stopped) server.log.error(err, "csr cleaning failed");
+    });
+  cleanNow();
+  const timer = setInterval(cleanNow, opts.cleanIntervalMs ?? HOUR_MS);
   timer.unref();
 
   return () => {
+    stopped = true;
     clearInterval(timer);
     following.stop();
     queue.stop();
