@@ -10,7 +10,6 @@ import { invalid } from "../machinery/errors.ts";
 import { authorizeApproval } from "./admission/certificates.ts";
 import type { RequestContext, ServerContext } from "./context.ts";
 import type { ResourceType } from "./resource-type.ts";
-import { getObject } from "./verbs/read.ts";
 import { updateObject, type WriteOptions } from "./verbs/write.ts";
 
 const LASTING_CONDITIONS = ["Approved", "Denied", "Failed"];
@@ -63,7 +62,6 @@ export async function updateApproval(
   precondition: boolean,
   opts: WriteOptions,
 ): Promise<StoredObject> {
-  authorizeApproval(server, ctx, await getObject(server, rt, undefined, name));
   const now = server.clock.now();
   return updateObject(
     server,
@@ -74,7 +72,10 @@ export async function updateApproval(
       name,
       subresource: "status",
       preconditionFromObject: precondition,
-      next: (cur) => approvedConditions(produce(structuredClone(cur)), cur, now),
+      next: (cur) => {
+        authorizeApproval(server, ctx, cur);
+        return approvedConditions(produce(structuredClone(cur)), cur, now);
+      },
     },
     opts,
   );

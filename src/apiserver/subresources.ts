@@ -4,16 +4,23 @@
  * spec.finalizers.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
-import { badRequest, conflict, methodNotAllowed, OBJECT_MODIFIED } from "../machinery/errors.ts";
+import {
+  badRequest,
+  conflict,
+  methodNotAllowed,
+  OBJECT_MODIFIED,
+  unsupportedMediaType,
+} from "../machinery/errors.ts";
 import { fromLabelSelector, type LabelSelector, selectorToString } from "../machinery/labels.ts";
 import { decodeObjectBody, parseDocument } from "./codec.ts";
 import type { RequestContext } from "./context.ts";
 import { updateApproval } from "./csr-approval.ts";
 import type { ApiHandler, ApiRequest, ApiResponse } from "./handler.ts";
+import { PATCH_TYPES } from "./negotiation.ts";
 import type { ResourceRequest } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
 import { tokenRequest } from "./token-request.ts";
-import { applyPatchDocument, patchObject } from "./verbs/patch.ts";
+import { applyPatchDocument, patchObject, patchTypeOf } from "./verbs/patch.ts";
 import { getObject } from "./verbs/read.ts";
 import { updateObject } from "./verbs/write.ts";
 
@@ -111,13 +118,19 @@ const approval: SubresourceHandler = {
       return ok(200, await updateApproval(h.server, ctx, rt, name, () => structuredClone(body), true, opts));
     }
     if (info.verb === "patch") {
-      const contentType = req.headers["content-type"] ?? "";
-      const type = contentType.includes("json-patch")
-        ? "json"
-        : contentType.includes("strategic")
-          ? "strategic"
-          : "merge";
-      const document = parseDocument((req.body ?? Buffer.alloc(0)).toString("utf8") || "{}", "json");
+      const type = patchTypeOf(rt, req.headers["content-type"]);
+      // Server-side apply of an approval is not supported here: kubectl certificate approve
+      // and approvers update or patch it.
+      if (type === "apply") {
+        throw unsupportedMediaType(PATCH_TYPES.apply, [
+          PATCH_TYPES.json,
+          PATCH_TYPES.merge,
+          PATCH_TYPES.strategic,
+        ]);
+      }
+      const text = (req.body ?? Buffer.alloc(0)).toString("utf8");
+      if (text.trim() === "") throw badRequest("the patch document is empty");
+      const document = parseDocument(text, "json");
       const next = (cur: StoredObject) => applyPatchDocument(rt, type, cur, document);
       return ok(200, await updateApproval(h.server, ctx, rt, name, next, false, opts));
     }

@@ -3,7 +3,8 @@
  * no JSON. What controllers running next to the API server use.
  */
 import { type KubeObject, parseApiVersion, type StoredObject } from "../api/meta.ts";
-import { authorizeOrThrow, isMaster } from "../apiserver/authz/authorizer.ts";
+import { authorizeOrThrow } from "../apiserver/authz/authorizer.ts";
+import { requestAttributes } from "../apiserver/authz/request.ts";
 import { isReviewKind } from "../apiserver/builtin-types.ts";
 import {
   type RequestContext,
@@ -14,6 +15,7 @@ import {
 } from "../apiserver/context.ts";
 import { updateApproval } from "../apiserver/csr-approval.ts";
 import { checkTypeMeta, type FieldValidation } from "../apiserver/prepare.ts";
+import type { Verb } from "../apiserver/request-info.ts";
 import type { ResourceType } from "../apiserver/resource-type.ts";
 import { evaluateReview } from "../apiserver/reviews.ts";
 import { deleteObject } from "../apiserver/verbs/delete.ts";
@@ -70,27 +72,10 @@ export class LocalClient implements Client {
   }
 
   /** Authorizes a call as the HTTP handler would the same request (a 403 otherwise). */
-  #authorize(
-    verb: string,
-    res: ResourceRef,
-    namespace: string | undefined,
-    name = "",
-    subresource = "",
-  ): void {
-    const authorizer = this.#server.authorizer;
-    if (!authorizer || isMaster(this.#user)) return;
-    const ns = namespace ?? (res.group === "" && res.resource === "namespaces" ? name : "");
-    authorizeOrThrow(authorizer, {
-      kind: "resource",
-      user: this.#user,
-      verb,
-      apiGroup: res.group,
-      apiVersion: res.version,
-      resource: res.resource,
-      subresource,
-      namespace: ns,
-      name,
-    });
+  #authorize(verb: Verb, res: ResourceRef, namespace: string | undefined, name = "", subresource = ""): void {
+    const { group, version, resource } = res;
+    const info = { kind: "resource" as const, verb, group, version, resource, namespace, name, subresource };
+    authorizeOrThrow(this.#server.authorizer, requestAttributes("", info, this.#user));
   }
 
   /**
@@ -249,8 +234,12 @@ export class LocalClient implements Client {
     this.#checkSubresource(opts.subresource, "approval");
     this.#authorize("patch", res, namespace, name, opts.subresource);
     const rt = this.#type(res);
-    if (opts.subresource === "approval" && type !== "apply") {
-      // A CSR's approval takes only conditions and needs `approve` on the signer.
+    if (opts.subresource === "approval") {
+      // A CSR's approval takes only conditions and needs `approve` on the signer; as over HTTP,
+      // it is not server-side applied.
+      if (rt.kind !== "CertificateSigningRequest" || type === "apply") {
+        throw badRequest(`${type} patches of ${res.resource}/approval are not supported`);
+      }
       const document = toJson(patch);
       return updateApproval(
         this.#server,

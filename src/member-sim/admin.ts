@@ -20,7 +20,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { forbiddenError } from "../apiserver/authz/authorizer.ts";
+import { authorizeOrThrow } from "../apiserver/authz/authorizer.ts";
+import { requestAttributes } from "../apiserver/authz/request.ts";
 import type { ApiHandler } from "../apiserver/handler.ts";
 import {
   authenticateRequest,
@@ -30,7 +31,7 @@ import {
   sendUnauthorized,
   startHttpServer,
 } from "../apiserver/http.ts";
-import type { Logger } from "../log.ts";
+import { ApiError } from "../machinery/errors.ts";
 import { FaultError, type Faults } from "./faults.ts";
 
 export interface AdminInfo {
@@ -123,16 +124,12 @@ async function adminAllowed(
     sendUnauthorized(res);
     return false;
   }
-  const attrs = {
-    kind: "nonresource" as const,
-    user: outcome.user,
-    verb: (req.method ?? "GET").toLowerCase(),
-    path,
-  };
-  const decision = handler.server.authorizer?.authorize(attrs);
-  if (decision && !decision.allowed) {
-    const status = forbiddenError(attrs, decision.reason).status;
-    reply(res, 403, status);
+  try {
+    const attrs = requestAttributes(req.method ?? "GET", { kind: "nonresource", path }, outcome.user);
+    authorizeOrThrow(handler.server.authorizer, attrs);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    reply(res, err.code, err.status);
     return false;
   }
   return true;

@@ -17,6 +17,7 @@ import {
   createCertificateAuthority,
   generateKeyPem,
   issueCertificate,
+  pemBlocks,
   publicKeyPemOf,
 } from "./x509.ts";
 
@@ -164,14 +165,9 @@ export async function loadOrCreateClusterPki(
   const admin = await client({ name: "admin", commonName: ADMIN_USER, organizations: [MASTERS] });
   const clients: Record<string, CertificateAndKey> = {};
   for (const id of opts.clients ?? []) clients[id.name] = await client(id);
-  const saKey = join(dir, "sa.key");
-  let serviceAccountKeyPem: string;
-  if (existsSync(saKey)) serviceAccountKeyPem = await readFile(saKey, "utf8");
-  else {
-    serviceAccountKeyPem = generateKeyPem();
-    await writeFile(saKey, serviceAccountKeyPem, { mode: 0o600 });
-    await writeFile(join(dir, "sa.pub"), publicKeyPemOf(serviceAccountKeyPem), { mode: 0o644 });
-  }
+  const serviceAccountKeyPem = await loadOrCreateKey(dir, "sa.key");
+  const saPub = join(dir, "sa.pub");
+  if (!existsSync(saPub)) await writeFile(saPub, publicKeyPemOf(serviceAccountKeyPem), { mode: 0o644 });
   return { ca, serving, admin, serviceAccountKeyPem, clients };
 }
 
@@ -188,8 +184,7 @@ export async function loadOrCreateSelfSignedServing(
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const existing = await readPair(dir, "apiserver");
   if (existing && fresh(existing, now)) {
-    const blocks =
-      existing.certPem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n?/g) ?? [];
+    const blocks = pemBlocks(existing.certPem);
     return { ...existing, caPem: blocks[blocks.length - 1] ?? existing.certPem };
   }
   const ca = await createCertificateAuthority({

@@ -6,6 +6,7 @@
  * per kind) by `followRbac`, and is read synchronously.
  */
 import type { StoredObject } from "../../api/meta.ts";
+import { serviceAccountUsername } from "../authn/service-account.ts";
 import type { ServerContext, UserInfo } from "../context.ts";
 import { followKeys } from "../controllers/follow.ts";
 import { type Attributes, type Decision, type PolicyRule, ruleAllows, rulesOf } from "./rules.ts";
@@ -61,7 +62,7 @@ function parseSubject(s: unknown, namespace: string | undefined): { key: string;
   const saNamespace = typeof ns === "string" && ns !== "" ? ns : namespace;
   if (!saNamespace) return undefined;
   return {
-    key: userKey(`system:serviceaccount:${saNamespace}:${name}`),
+    key: userKey(serviceAccountUsername(saNamespace, name)),
     shown: `ServiceAccount "${name}/${saNamespace}"`,
   };
 }

@@ -6,6 +6,7 @@
  */
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { fromLabelSelector, type LabelSelector, matches } from "../../machinery/labels.ts";
+import { jsonEqual } from "../../machinery/merge-patch.ts";
 import { rulesOf } from "../authz/rules.ts";
 import type { ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
@@ -20,48 +21,47 @@ function selectorsOf(role: StoredObject): LabelSelector[] | undefined {
   return Array.isArray(selectors) ? (selectors.filter(isObject) as LabelSelector[]) : [];
 }
 
+/** An aggregated role's rules: its sources' rules in source-name order, duplicates dropped. */
+function aggregatedRules(role: StoredObject, selectors: LabelSelector[], roles: StoredObject[]): unknown[] {
+  const parsed = selectors.map((sel) => fromLabelSelector(sel));
+  const rules: unknown[] = [];
+  const seen = new Set<string>();
+  const sources = roles
+    .filter((r) => r !== role && parsed.some((sel) => matches(sel, r.metadata.labels)))
+    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+  for (const source of sources) {
+    for (const rule of rulesOf(source)) {
+      const key = JSON.stringify(rule);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rules.push(rule);
+    }
+  }
+  return rules;
+}
+
 export function startClusterRoleAggregationController(server: ServerContext): () => void {
   const rt = server.registry.get("rbac.authorization.k8s.io", "v1", "clusterroles")!;
   const writer = systemWriter(server, "clusterrole-aggregation-controller");
   const prefix = storagePrefix(rt);
-  /** Names of the aggregated roles seen. */
-  const aggregated = new Set<string>();
 
-  const reconcile = async (name: string): Promise<undefined> => {
+  // One key for all: any role may be a source of any aggregated role, so each pass lists the
+  // roles once and brings every aggregated role up to date; a burst of changes is one pass.
+  const reconcile = async (): Promise<undefined> => {
     const { kvs } = await server.store.list(prefix);
     const roles = kvs.map((kv) => decodeStored(rt, kv));
-    const role = roles.find((r) => r.metadata.name === name);
-    const selectors = role ? selectorsOf(role) : undefined;
-    if (!role || !selectors) {
-      aggregated.delete(name);
-      return undefined;
+    for (const role of roles) {
+      const selectors = selectorsOf(role);
+      if (!selectors) continue;
+      const rules = aggregatedRules(role, selectors, roles);
+      if (jsonEqual(rulesOf(role), rules)) continue;
+      await writer.change(rt, role, (cur) => ({ ...cur, rules })).catch(unlessGoneOrChanged);
     }
-    const parsed = selectors.map((sel) => fromLabelSelector(sel));
-    const rules: unknown[] = [];
-    const seen = new Set<string>();
-    const sources = roles
-      .filter((r) => r.metadata.name !== name && parsed.some((sel) => matches(sel, r.metadata.labels)))
-      .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
-    for (const source of sources) {
-      for (const rule of rulesOf(source)) {
-        const key = JSON.stringify(rule);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        rules.push(rule);
-      }
-    }
-    if (JSON.stringify(rulesOf(role)) === JSON.stringify(rules)) return undefined;
-    await writer.change(rt, role, (cur) => ({ ...cur, rules })).catch(unlessGoneOrChanged);
     return undefined;
   };
 
   const queue = controllerQueue(server, "cluster role aggregation", reconcile);
-  const onRole = (name: string, value: string | undefined): void => {
-    if (value?.includes('"aggregationRule"')) aggregated.add(name);
-    // Any role may be a source of any aggregated role.
-    for (const a of aggregated) queue.add(a);
-  };
-  const following = followKeys(server, prefix, "clusterrole-aggregation", onRole);
+  const following = followKeys(server, prefix, "clusterrole-aggregation", () => queue.add("all"));
   return () => {
     following.stop();
     queue.stop();

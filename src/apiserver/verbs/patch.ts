@@ -26,7 +26,7 @@ import { createObject, updateObject, type WriteOptions } from "./write.ts";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 
-function patchTypeOf(rt: ResourceType, contentType: string | undefined): PatchType {
+export function patchTypeOf(rt: ResourceType, contentType: string | undefined): PatchType {
   const t = mediaTypeOf(contentType);
   const accepted: string[] = [PATCH_TYPES.json, PATCH_TYPES.merge, PATCH_TYPES.apply];
   if (rt.builtin) accepted.splice(2, 0, PATCH_TYPES.strategic);
