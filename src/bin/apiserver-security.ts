@@ -4,6 +4,7 @@
  * kube-apiserver does), client CA, token file, service-account keys and issuer, bootstrap
  * tokens, anonymous access, authorization mode and the CSR signing CA.
  */
+import { createPrivateKey, createPublicKey, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parseTokenFile } from "../apiserver/authn/token-file.ts";
 import type { SecureServing } from "../apiserver/secure-serving.ts";
@@ -45,6 +46,35 @@ async function read(flag: string, path: string): Promise<string> {
   }
 }
 
+type PemKind = "certificates" | "private key" | "public key";
+
+/** Reads a PEM file a flag names and checks it holds what the flag wants, else a StartupError. */
+async function readPem(flag: string, path: string, kind: PemKind): Promise<string> {
+  const pem = await read(flag, path);
+  try {
+    if (kind === "certificates") {
+      const blocks = pemBlocks(pem);
+      if (blocks.length === 0) throw new Error("no PEM certificate in it");
+      for (const b of blocks) new X509Certificate(b);
+    } else if (kind === "private key") createPrivateKey(pem);
+    else createPublicKey(pem);
+  } catch (err) {
+    throw new StartupError(
+      `${flag} ${path}: not a valid ${kind === "certificates" ? "certificate" : kind}: ${(err as Error).message}`,
+    );
+  }
+  return pem;
+}
+
+/** What is kept in --cert-dir, made on first use; a directory that cannot hold it is a StartupError. */
+async function inCertDir<T>(dir: string, make: () => Promise<T>): Promise<T> {
+  try {
+    return await make();
+  } catch (err) {
+    throw new StartupError(`--cert-dir ${dir}: ${(err as Error).message}`);
+  }
+}
+
 export const AUTHORIZATION_MODES = ["RBAC", "AlwaysAllow", "Node"] as const;
 
 /** The authorization mode of `--authorization-mode` (Node is accepted and has no nodes to authorize here). */
@@ -76,27 +106,27 @@ export async function securityFromFlags(
   let servingCa: string | undefined;
   let selfSigned: string | undefined;
   if (flags.tlsCertFile && flags.tlsPrivateKeyFile) {
-    certPem = await read("--tls-cert-file", flags.tlsCertFile);
-    keyPem = await read("--tls-private-key-file", flags.tlsPrivateKeyFile);
+    certPem = await readPem("--tls-cert-file", flags.tlsCertFile, "certificates");
+    keyPem = await readPem("--tls-private-key-file", flags.tlsPrivateKeyFile, "private key");
     const blocks = pemBlocks(certPem);
-    if (blocks.length === 0)
-      throw new StartupError(`--tls-cert-file ${flags.tlsCertFile}: no PEM certificate in it`);
     if (blocks.length > 1) servingCa = blocks[blocks.length - 1];
   } else {
     const hosts = flags.bindAddress === "0.0.0.0" || flags.bindAddress === "::" ? [] : [flags.bindAddress];
-    const made = await loadOrCreateSelfSignedServing(flags.certDir, hosts);
+    const made = await inCertDir(flags.certDir, () => loadOrCreateSelfSignedServing(flags.certDir, hosts));
     certPem = made.certPem;
     keyPem = made.keyPem;
     servingCa = made.caPem;
     selfSigned = `${flags.certDir}/apiserver.crt`;
   }
-  const clientCaPem = flags.clientCaFile ? await read("--client-ca-file", flags.clientCaFile) : undefined;
+  const clientCaPem = flags.clientCaFile
+    ? await readPem("--client-ca-file", flags.clientCaFile, "certificates")
+    : undefined;
   const signingKeyPem = flags.serviceAccountSigningKeyFile
-    ? await read("--service-account-signing-key-file", flags.serviceAccountSigningKeyFile)
-    : await loadOrCreateKey(flags.certDir, "sa.key");
+    ? await readPem("--service-account-signing-key-file", flags.serviceAccountSigningKeyFile, "private key")
+    : await inCertDir(flags.certDir, () => loadOrCreateKey(flags.certDir, "sa.key"));
   const publicKeyPems: string[] = [];
   for (const f of flags.serviceAccountKeyFile ?? [])
-    publicKeyPems.push(await read("--service-account-key-file", f));
+    publicKeyPems.push(await readPem("--service-account-key-file", f, "public key"));
   let tokenFile: ReturnType<typeof parseTokenFile> | undefined;
   if (flags.tokenAuthFile) {
     try {
@@ -109,12 +139,12 @@ export async function securityFromFlags(
   const signingCa =
     flags.clusterSigningCertFile && flags.clusterSigningKeyFile
       ? {
-          certPem: await read("--cluster-signing-cert-file", flags.clusterSigningCertFile),
-          keyPem: await read("--cluster-signing-key-file", flags.clusterSigningKeyFile),
+          certPem: await readPem("--cluster-signing-cert-file", flags.clusterSigningCertFile, "certificates"),
+          keyPem: await readPem("--cluster-signing-key-file", flags.clusterSigningKeyFile, "private key"),
         }
       : undefined;
   const rootCaPem = flags.rootCaFile
-    ? await read("--root-ca-file", flags.rootCaFile)
+    ? await readPem("--root-ca-file", flags.rootCaFile, "certificates")
     : (servingCa ?? clientCaPem);
   const issuers = flags.serviceAccountIssuer?.length
     ? flags.serviceAccountIssuer

@@ -61,12 +61,12 @@ function level(value: string): Level {
   return value;
 }
 
+/** A component that cannot start says why in one line (never a stack trace) and exits 1. */
 function fail(component: string, err: unknown): never {
-  if (err instanceof StartupError) {
-    process.stderr.write(`karmada ${component}: ${err.message}\n`);
-    process.exit(1);
-  }
-  throw err;
+  process.stderr.write(
+    `karmada ${component}: ${err instanceof StartupError ? err.message : errorText(err)}\n`,
+  );
+  process.exit(1);
 }
 
 interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags {
@@ -249,7 +249,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       log,
     },
     io,
-  ).catch((err: unknown) => fail("up", err instanceof StartupError ? err : new StartupError(errorText(err))));
+  ).catch((err: unknown) => fail("up", err));
   process.stdout.write(nextSteps(up));
   stopOnSignals(async () => {
     process.stdout.write("Stopping the members and the control plane ...\n");

@@ -419,10 +419,19 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
     );
 
   // Cluster management: cordon, uncordon, taint (upstream's flags: kubeconfig, --dry-run, --overwrite).
-  const pflagBooleans = (cmd: Command): Command => {
+  const pflagBooleans = (cmd: Command, longs = ["dry-run", "overwrite"]): Command => {
+    for (const long of longs) {
+      if (!cmd.options.some((o) => o.long === `--no-${long}`))
+        cmd.addOption(new Option(`--no-${long}`).hideHelp());
+    }
     const parse = cmd.parseOptions.bind(cmd);
     cmd.parseOptions = (argv) =>
-      parse(normalizePflagArgs(argv, [{ long: "dry-run" }, { long: "overwrite" }]));
+      parse(
+        normalizePflagArgs(
+          argv,
+          longs.map((long) => ({ long })),
+        ),
+      );
     return cmd;
   };
   for (const cordon of [true, false]) {
@@ -895,5 +904,15 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
           );
       }),
     );
+  // Upstream's register help spells `--discovery-token-unsafe-skip-ca-verification=true`.
+  const sub = (path: string[]) =>
+    path.reduce<Command | undefined>((c, n) => c?.commands.find((x) => x.name() === n), program)!;
+  pflagBooleans(sub(["register"]), [
+    "enable-cert-rotation",
+    "discovery-token-unsafe-skip-ca-verification",
+    "dry-run",
+  ]);
+  pflagBooleans(sub(["unregister"]), ["dry-run"]);
+  pflagBooleans(sub(["token", "create"]), ["print-register-command"]);
   return program;
 }

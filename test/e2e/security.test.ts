@@ -403,6 +403,23 @@ describe("secure by default on karmada up", { timeout: 180_000 }, () => {
       100,
     );
     expect((await getJson("karmada-apiserver", ["get", "cluster", "member4"]))?.spec?.syncMode).toBe("Pull");
+    // Registering a name already taken (into another namespace of the member, so its preflight
+    // passes) is refused before anything is made: the running agent keeps its RBAC, and the
+    // rbac-generator's request is gone. The flag in upstream's `=true` spelling.
+    const again = await karmadactl([
+      ...args,
+      "--kubeconfig",
+      memberConfig,
+      "-n",
+      "elsewhere",
+      "--discovery-token-unsafe-skip-ca-verification=true",
+    ]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("error: failed to register as cluster with name member4 already exists");
+    expect(again.stderr).not.toContain("started deleting");
+    await ok(cp(["get", "clusterrole", "system:karmada:member4:agent"]));
+    const csrs = (await getJson("karmada-apiserver", ["get", "csr"]))?.items as Obj[];
+    expect(csrs.filter((c) => String(c.metadata.name).startsWith("agent-rbac-generator-"))).toEqual([]);
     await ok(
       cp(
         ["apply", "-f", "-"],

@@ -520,8 +520,8 @@ export async function runRegister(
   });
   const cluster = opts.clusterName;
   let generator: HttpClient | undefined;
+  const generatorCsr = `agent-rbac-generator-${cluster}${randomSuffix()}`;
   try {
-    const generatorCsr = `agent-rbac-generator-${cluster}${randomSuffix()}`;
     const generatorCert = await requestClientCertificate(bootstrap, {
       name: generatorCsr,
       subject: { commonName: RBAC_GENERATOR_USER, organizations: [AGENTS_GROUP] },
@@ -536,23 +536,21 @@ export async function runRegister(
       userAgent: "karmadactl",
     });
     const rbacClient = generator;
+    io.stdout.write("[karmada-agent-start] Waiting to check cluster exists\n");
+    // Before anything is made: the rollback below must never touch a live cluster's agent RBAC.
     try {
-      io.stdout.write("[karmada-agent-start] Waiting to check cluster exists\n");
-      try {
-        await rbacClient.get(RESOURCES.clusters, undefined, cluster);
-        throw new CommandError(`failed to register as cluster with name ${cluster} already exists`);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      await rbacClient.get(RESOURCES.clusters, undefined, cluster);
+      throw new CommandError(`failed to register as cluster with name ${cluster} already exists`);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    try {
       io.stdout.write("[karmada-agent-start] Assign the necessary RBAC permissions to the agent\n");
       for (const ns of [opts.clusterNamespace, `karmada-es-${cluster}`])
         await ensureNamespace(rbacClient, systemNamespace(ns));
       for (const { res, obj } of agentRbacObjects(cluster, opts.clusterNamespace)) {
         await createIfAbsent(rbacClient, res, obj);
       }
-      await rbacClient
-        .delete(RESOURCES.certificatesigningrequests, undefined, generatorCsr)
-        .catch(() => undefined);
 
       io.stdout.write("[karmada-agent-start] Waiting to construct karmada-agent kubeconfig\n");
       const agentCert = await requestClientCertificate(bootstrap, {
@@ -572,6 +570,10 @@ export async function runRegister(
       throw err;
     }
   } finally {
+    // The rbac-generator's request is spent whatever happened (upstream deletes it deferred).
+    await generator
+      ?.delete(RESOURCES.certificatesigningrequests, undefined, generatorCsr)
+      .catch(() => undefined);
     generator?.close();
     bootstrap.close();
   }
