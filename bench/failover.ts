@@ -28,13 +28,12 @@ import { KARMADA } from "../src/karmada/resources.ts";
 import { createLogger, silentLogger } from "../src/log.ts";
 import { sendFault } from "../src/member-sim/fault-client.ts";
 import { UP_FEATURE_GATES } from "../src/runtime/features.ts";
+import { fmt, percentile, type Row } from "./table.ts";
 
 export interface FailoverConfig {
   /** Trials per kind of failover; 0 skips. */
   failoverTrials: number;
 }
-
-type Row = (section: string, backend: string, metric: string, value: string, note?: string) => void;
 
 const KARMADA_BIN = fileURLToPath(new URL("../bin/karmada", import.meta.url));
 export const FAILOVER_GOAL_MS = 1_000;
@@ -44,8 +43,6 @@ const STATUS_EVERY_MS = 300;
 const FAILURE_THRESHOLD_MS = 1_000;
 const EVICTION_TIMEOUT_MS = 1_000;
 const POLL_MS = 20;
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function deployment(name: string): Record<string, unknown> {
   return {
@@ -106,11 +103,6 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
       throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-}
-
-/** Nearest-rank percentile. */
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 export async function failoverBench(cfg: FailoverConfig, row: Row): Promise<number> {

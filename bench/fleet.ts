@@ -18,6 +18,7 @@ import { Informer } from "../src/runtime/informer.ts";
 import { WorkQueue } from "../src/runtime/queue.ts";
 import { openStore } from "../src/storage/open.ts";
 import { configMap, name, pool } from "./load.ts";
+import { fmt, type Row } from "./table.ts";
 
 export interface FleetConfig {
   /** `karmada up` runs (fresh + resumed); 0 skips. */
@@ -27,13 +28,9 @@ export interface FleetConfig {
   concurrency: number;
 }
 
-type Row = (section: string, backend: string, metric: string, value: string, note?: string) => void;
-
 const KARMADA = fileURLToPath(new URL("../bin/karmada", import.meta.url));
 /** The issue's goal for `karmada up` to a running fleet. */
 const UP_GOAL_MS = 10_000;
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** Starts `karmada up` and resolves with the ms until it printed that the fleet runs, then stops it. */
 async function timeUp(dataDir: string): Promise<number> {

@@ -24,6 +24,7 @@ import { createLogger, silentLogger } from "../src/log.ts";
 import { isAlreadyExists, isNotFound } from "../src/machinery/errors.ts";
 import { Informer } from "../src/runtime/informer.ts";
 import { name, pool } from "./load.ts";
+import { fmt, type Row } from "./table.ts";
 
 export interface PropagationConfig {
   /** Deployments per scenario; 0 skips. */
@@ -32,12 +33,8 @@ export interface PropagationConfig {
   concurrency: number;
 }
 
-type Row = (section: string, backend: string, metric: string, value: string, note?: string) => void;
-
 const KARMADA_BIN = fileURLToPath(new URL("../bin/karmada", import.meta.url));
 export const PROPAGATION_RATIO_GOAL = 2.0;
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function deployment(ns: string, i: number, replicas: number): Record<string, unknown> {
   const app = name("web", i);

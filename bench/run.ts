@@ -34,6 +34,7 @@ import type { MemoryResult } from "./memory-child.ts";
 import { type PropagationConfig, propagationBench } from "./propagation.ts";
 import { benchScheduler, SCHEDULER_GOAL_PER_SECOND } from "./scheduler.ts";
 import { type SecurityConfig, securityBench } from "./security.ts";
+import { fmt } from "./table.ts";
 import type { WorksMemoryResult } from "./works-memory-child.ts";
 
 export interface BenchConfig
@@ -78,8 +79,6 @@ function row(section: string, backend: string, metric: string, value: string, no
   log(`${section} ${backend} ${metric}: ${value}${note ? ` (${note})` : ""}`);
 }
 
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const perSecond = (count: number, ms: number): number => count / (ms / 1000);
 const mib = (bytes: number): string => `${fmt(bytes / (1024 * 1024), 1)} MiB`;
 const kib = (bytes: number): string => `${fmt(bytes / 1024, 0)} KiB`;

@@ -22,6 +22,7 @@ import { silentLogger } from "../src/log.ts";
 import { createClusterPki } from "../src/pki/cluster-pki.ts";
 import { openStore } from "../src/storage/open.ts";
 import { configMap, handle, LoadClient, name } from "./load.ts";
+import { fmt, percentile, type Row } from "./table.ts";
 
 export interface SecurityConfig {
   /** Creates per round, per listener. */
@@ -31,17 +32,12 @@ export interface SecurityConfig {
   rbacBindings: number;
 }
 
-type RowFn = (section: string, backend: string, metric: string, value: string, note?: string) => void;
-
 const TLS_RATIO_GOAL = 0.8;
 const AUTHZ_P99_GOAL_MS = 1;
 const ROUNDS = 2;
 const AUTHZ_SAMPLES = 20_000;
 
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-async function tlsOverPlain(cfg: SecurityConfig, row: RowFn): Promise<void> {
+async function tlsOverPlain(cfg: SecurityConfig, row: Row): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "karmada-bench-tls-"));
   const pki = await createClusterPki({ caName: "bench" });
   const serving = secureServingFrom(pki);
@@ -154,10 +150,6 @@ function populatedIndex(bindings: number): { index: RbacIndex; users: number; na
   return { index, users, namespaces };
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
 /** p50/p99/max (ms) of one authorization call over random requests. */
 function authorizationCost(bindings: number): { p50: number; p99: number; max: number; allowed: number } {
   const { index, users, namespaces } = populatedIndex(bindings);
@@ -213,7 +205,7 @@ function authorizationCost(bindings: number): { p50: number; p99: number; max: n
   };
 }
 
-function authorizationBench(cfg: SecurityConfig, row: RowFn): void {
+function authorizationBench(cfg: SecurityConfig, row: Row): void {
   const sizes = [100, 1_000, cfg.rbacBindings].filter(
     (n, i, all) => n <= cfg.rbacBindings && all.indexOf(n) === i,
   );
@@ -233,7 +225,7 @@ function authorizationBench(cfg: SecurityConfig, row: RowFn): void {
   }
 }
 
-export async function securityBench(cfg: SecurityConfig, row: RowFn): Promise<number> {
+export async function securityBench(cfg: SecurityConfig, row: Row): Promise<number> {
   let failures = 0;
   try {
     await tlsOverPlain(cfg, row);

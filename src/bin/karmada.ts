@@ -1,6 +1,7 @@
 /**
  * `karmada <component>`: the only place that reads argv and the environment and exits.
  */
+
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
@@ -27,6 +28,7 @@ import {
   schedulerControllers,
 } from "../controllers/index.ts";
 import { createLogger, type Level, type Logger } from "../log.ts";
+import { errorMessage } from "../machinery/errors.ts";
 import { serveMemberCluster } from "../member-sim/cluster.ts";
 import {
   type CustomStage,
@@ -64,7 +66,7 @@ function level(value: string): Level {
 /** A component that cannot start says why in one line (never a stack trace) and exits 1. */
 function fail(component: string, err: unknown): never {
   process.stderr.write(
-    `karmada ${component}: ${err instanceof StartupError ? err.message : errorText(err)}\n`,
+    `karmada ${component}: ${err instanceof StartupError ? err.message : errorMessage(err)}\n`,
   );
   process.exit(1);
 }
@@ -255,12 +257,6 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
     process.stdout.write("Stopping the members and the control plane ...\n");
     await up.stop();
   }, log);
-}
-
-/** One line for the user: a Kubernetes Status message, or the error's own. */
-function errorText(err: unknown): string {
-  const status = (err as { status?: { message?: string } }).status;
-  return status?.message ?? (err as Error).message ?? String(err);
 }
 
 interface ControllerManagerFlags
@@ -498,7 +494,7 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
     const source = flags.karmadaKubeconfig
       ? `--karmada-kubeconfig: cannot load kubeconfig ${flags.karmadaKubeconfig}`
       : `no --karmada-kubeconfig, and the member's ${flags.karmadaKubeconfigNamespace}/karmada-kubeconfig Secret cannot be used`;
-    fail("agent", new StartupError(`${source}: ${errorText(err)}`));
+    fail("agent", new StartupError(`${source}: ${errorMessage(err)}`));
   }
   const rotating = rotatableConnection(karmadaConn);
   const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent" });
@@ -538,7 +534,7 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
       onLost: leaderElectionLost("agent"),
     });
   } catch (err) {
-    fail("agent", new StartupError(`failed to register with karmada control plane: ${errorText(err)}`));
+    fail("agent", new StartupError(`failed to register with karmada control plane: ${errorMessage(err)}`));
   }
   process.stdout.write(
     `karmada agent for cluster ${flags.clusterName} (Pull mode) started, ${agent.identity} (${karmada.server})\n`,

@@ -11,6 +11,7 @@
  * scheduler run as their own users with least privilege. Running `up` again on the same
  * directory resumes.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
@@ -18,6 +19,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import YAML from "yaml";
+import { BOOTSTRAP_TOKEN_NAMESPACE, bootstrapSecretName } from "../api/bootstrap-token.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { AUTHENTICATED } from "../apiserver/authn/authenticator.ts";
 import type { UserInfo } from "../apiserver/context.ts";
@@ -37,7 +39,11 @@ import {
   writeKubeconfig,
 } from "../client/kubeconfig.ts";
 import { LocalClient } from "../client/local.ts";
-import { agentKubeconfigFromSecret, rotatableConnection } from "../cluster/agent-credentials.ts";
+import {
+  agentKubeconfigFromSecret,
+  KARMADA_KUBECONFIG_SECRET,
+  rotatableConnection,
+} from "../cluster/agent-credentials.ts";
 import { publishClusterInfo } from "../cluster/cluster-info.ts";
 import { REPORTED_SECRETS } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
@@ -174,7 +180,7 @@ async function joinOrResume(
     if (!isNotFound(err)) throw err;
   }
   if (existing) {
-    await pointAt(local, member);
+    await pointAt(local, member, existing);
     io.stdout.write(`  ${member.name}: already joined, now at ${member.url}\n`);
     return;
   }
@@ -251,7 +257,7 @@ async function registerPullMember(
     );
   } finally {
     await admin
-      .delete(RESOURCES.secrets, "kube-system", `bootstrap-token-${token.split(".")[0]}`)
+      .delete(RESOURCES.secrets, BOOTSTRAP_TOKEN_NAMESPACE, bootstrapSecretName(token.split(".")[0]!))
       .catch(() => undefined);
   }
 }
@@ -266,8 +272,8 @@ async function followControlPlane(member: Client, kubeconfig: string, port: numb
   const cluster = doc.clusters?.[0]?.cluster;
   if (!cluster || cluster.server === server) return;
   cluster.server = server;
-  await member.patch(RESOURCES.secrets, "karmada-system", "karmada-kubeconfig", "merge", {
-    data: { "karmada-kubeconfig": Buffer.from(YAML.stringify(doc)).toString("base64") },
+  await member.patch(RESOURCES.secrets, "karmada-system", KARMADA_KUBECONFIG_SECRET, "merge", {
+    data: { [KARMADA_KUBECONFIG_SECRET]: Buffer.from(YAML.stringify(doc)).toString("base64") },
   });
 }
 
@@ -459,10 +465,14 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
 }
 
 /** Points an already registered Cluster at its member's current address (a resumed `up`). */
-async function pointAt(admin: Client, member: { name: string; url: string }): Promise<void> {
+async function pointAt(
+  admin: Client,
+  member: { name: string; url: string },
+  existing?: StoredObject,
+): Promise<void> {
   try {
-    const existing = await admin.get(RESOURCES.clusters, undefined, member.name);
-    const spec = isObject(existing.spec) ? existing.spec : {};
+    const cluster = existing ?? (await admin.get(RESOURCES.clusters, undefined, member.name));
+    const spec = isObject(cluster.spec) ? cluster.spec : {};
     if (spec.apiEndpoint !== member.url) {
       await admin.patch(RESOURCES.clusters, undefined, member.name, "merge", {
         spec: { apiEndpoint: member.url },

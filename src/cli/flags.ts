@@ -3,17 +3,8 @@
  * commander prints after `error: option '--x <v>' argument 'v' is invalid.`
  */
 import { InvalidArgumentError, Option } from "commander";
+import { parseGoDuration } from "../apiserver/protobuf/special-types.ts";
 
-const UNITS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
 const DURATION_HELP = "must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s";
 
 /**
@@ -21,25 +12,11 @@ const DURATION_HELP = "must be a duration such as 500ms, 10s, 2m, 1h or 24h0m0s"
  * `1.h`, a sign, a bare `0`), in milliseconds.
  */
 export function duration(value: string): number {
-  let rest = value;
-  let sign = 1;
-  if (rest.startsWith("-") || rest.startsWith("+")) {
-    if (rest[0] === "-") sign = -1;
-    rest = rest.slice(1);
+  try {
+    return Number(parseGoDuration(value)) / 1e6;
+  } catch {
+    throw new InvalidArgumentError(DURATION_HELP);
   }
-  if (rest === "0") return 0;
-  if (rest === "") throw new InvalidArgumentError(DURATION_HELP);
-  const part = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0;
-  let at = 0;
-  while (at < rest.length) {
-    part.lastIndex = at;
-    const m = part.exec(rest);
-    if (!m) throw new InvalidArgumentError(DURATION_HELP);
-    total += Number(m[1]) * UNITS[m[2]!]!;
-    at = part.lastIndex;
-  }
-  return sign * total;
 }
 
 export function port(value: string): number {

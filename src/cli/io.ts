@@ -37,3 +37,18 @@ export interface ClientFactory {
     cluster?: string;
   }>;
 }
+
+/**
+ * Rows aligned as kubectl's table printer aligns them (Go's tabwriter: minimum cell width 6,
+ * padding 3), the last column unpadded.
+ */
+export function tabwriterTable(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (const [i, c] of row.entries()) widths[i] = Math.max(widths[i] ?? 6, c.length + 3);
+  }
+  const lines = rows.map((row) =>
+    row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join(""),
+  );
+  return `${lines.join("\n")}\n`;
+}

@@ -2,6 +2,7 @@
  * Idempotent creation through any {@link Client}: what registration steps need so that a
  * second run, or a run after a partial failure, finds its objects in place instead of failing.
  */
+import type { StoredObject } from "../api/meta.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
 import { type Client, RESOURCES } from "./client.ts";
 
@@ -33,5 +34,19 @@ export async function ensureNamespace(
   } catch (err) {
     if (!isNotFound(err)) throw err;
     await createIfAbsent(client, RESOURCES.namespaces, namespace);
+  }
+}
+
+/** Creates `obj`, or replaces the object of that name with it (what `kubectl apply` would leave). */
+export async function createOrReplace(client: Client, res: Resource, obj: StoredObject): Promise<void> {
+  try {
+    await client.create(res, obj);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    const current = await client.get(res, obj.metadata.namespace, obj.metadata.name!);
+    await client.update(res, {
+      ...obj,
+      metadata: { ...obj.metadata, resourceVersion: current.metadata.resourceVersion! },
+    });
   }
 }

@@ -352,3 +352,9 @@ export class TerminalError extends Error {
     this.name = "TerminalError";
   }
 }
+
+/** What a user is told of an error: a Kubernetes Status message, else the error's own. */
+export function errorMessage(err: unknown): string {
+  const status = (err as { status?: { message?: string } } | undefined)?.status;
+  return status?.message ?? (err instanceof Error ? err.message : String(err));
+}

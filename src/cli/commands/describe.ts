@@ -18,7 +18,7 @@ import type { HttpClient } from "../../client/http.ts";
 import { memberConnections } from "../../controllers/members.ts";
 import { EXPLANATION_ANNOTATION } from "../../controllers/scheduler.ts";
 import { KARMADA } from "../../karmada/resources.ts";
-import { isNotFound } from "../../machinery/errors.ts";
+import { errorMessage, isNotFound } from "../../machinery/errors.ts";
 import { explanationText } from "../../scheduler/core/explanation.ts";
 import type { ScheduleExplanation } from "../../scheduler/core/types.ts";
 import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
@@ -429,11 +429,6 @@ async function eventsFor(client: HttpClient, obj: StoredObject): Promise<EventIt
   }
 }
 
-function messageOf(err: unknown): string {
-  const status = (err as { status?: { message?: string } }).status;
-  return status?.message ?? (err instanceof Error ? err.message : String(err));
-}
-
 /** Upstream's checks: scope `karmada` or `members`, and `members` names its cluster. */
 export function validateDescribeOptions(opts: Pick<DescribeOptions, "operationScope" | "cluster">): void {
   if (opts.operationScope !== "karmada" && opts.operationScope !== "members") {
@@ -550,5 +545,5 @@ async function describeIn(
     );
   }
   if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new CommandError(`[${errors.map(messageOf).join(", ")}]`);
+  if (errors.length > 1) throw new CommandError(`[${errors.map(errorMessage).join(", ")}]`);
 }

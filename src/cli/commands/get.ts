@@ -5,12 +5,14 @@
  * and an ADOPTION column last (`Y` when Karmada manages the member object, `N` when not, `-`
  * in the control plane; for pods only with `-o wide`).
  */
+
 import { stringify } from "yaml";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { RESOURCES } from "../../client/client.ts";
 import type { HttpClient } from "../../client/http.ts";
 import { memberConnections } from "../../controllers/members.ts";
-import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
+import { errorMessage } from "../../machinery/errors.ts";
+import { type ClientFactory, CommandError, type CommandIO, tabwriterTable } from "../io.ts";
 import { type DiscoveredResource, resolveResourceType } from "../resource-types.ts";
 
 export interface GetOptions {
@@ -57,19 +59,12 @@ function path(r: DiscoveredResource, namespace: string | undefined, name?: strin
   return `${base}${ns}/${r.resource}${name ? `/${encodeURIComponent(name)}` : ""}`;
 }
 
-/** Aligned like kubectl's tabwriter: three spaces between columns, the last one not padded. */
+/** kubectl's table, without the padding an empty last cell leaves at a line's end. */
 function render(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (const [i, c] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
-  }
-  const lines = rows.map((row) =>
-    row
-      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]! + 3)))
-      .join("")
-      .trimEnd(),
-  );
-  return `${lines.join("\n")}\n`;
+  return tabwriterTable(rows)
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .join("\n");
 }
 
 function cellText(v: unknown): string {
@@ -106,11 +101,6 @@ export function sortKeys(v: unknown): unknown {
       .sort()
       .map((k) => [k, sortKeys(v[k])]),
   );
-}
-
-function errorMessage(err: unknown): string {
-  const status = (err as { status?: { message?: string } }).status;
-  return status?.message ?? (err instanceof Error ? err.message : String(err));
 }
 
 /** The control plane and/or the member clusters, per `--operation-scope` and `-C`. */

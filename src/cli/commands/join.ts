@@ -2,11 +2,10 @@
  * `karmadactl join` and `unjoin`: register a cluster in Push mode (see src/cluster/register.ts
  * for what is created where), and take it out again.
  */
-import { isObject, type StoredObject } from "../../api/meta.ts";
-import { RESOURCES } from "../../client/client.ts";
+
 import { REPORTED_SECRETS, registerCluster, removeMemberCredentials } from "../../cluster/register.ts";
-import { isNotFound } from "../../machinery/errors.ts";
 import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
+import { checkClusterToRemove, deleteClusterObject } from "./cluster-object.ts";
 
 export {
   clusterRoleName,
@@ -59,39 +58,13 @@ export interface UnjoinOptions {
 
 export async function runUnjoin(opts: UnjoinOptions, _io: CommandIO, clients: ClientFactory): Promise<void> {
   const karmada = await clients.controlPlane();
-  let target: StoredObject;
-  try {
-    target = await karmada.get(RESOURCES.clusters, undefined, opts.name);
-  } catch (err) {
-    if (isNotFound(err))
-      throw new CommandError(`no cluster object ${opts.name} found in karmada control Plane`);
-    throw err;
-  }
-  const mode = isObject(target.spec) ? target.spec.syncMode : undefined;
-  if (mode === "Pull") {
-    throw new CommandError(
-      `cluster ${opts.name} is a Pull mode member cluster, please use command \`unregister\` if you want to continue unregistering the cluster`,
-    );
-  }
+  await checkClusterToRemove(karmada, opts.name, { mode: "Pull", command: "unregister" });
   if (opts.dryRun) return;
-  await karmada.delete(RESOURCES.clusters, undefined, opts.name).catch((err) => {
-    if (!isNotFound(err)) throw err;
-  });
-  const deadline = Date.now() + opts.waitMs;
-  for (;;) {
-    try {
-      await karmada.get(RESOURCES.clusters, undefined, opts.name);
-    } catch (err) {
-      if (isNotFound(err)) break;
-      throw err;
-    }
-    if (Date.now() > deadline) {
-      if (opts.force) break;
-      throw new CommandError(
-        `timed out after ${opts.waitMs / 1000}s waiting for cluster ${opts.name} to be removed; rerun with a longer --wait, or --force to continue`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 500));
+  const gone = await deleteClusterObject(karmada, opts.name, Date.now() + opts.waitMs, 500);
+  if (!gone && !opts.force) {
+    throw new CommandError(
+      `timed out after ${opts.waitMs / 1000}s waiting for cluster ${opts.name} to be removed; rerun with a longer --wait, or --force to continue`,
+    );
   }
   if (!opts.clusterKubeconfig) return;
   const member = await clients.cluster(opts.clusterKubeconfig, opts.clusterContext);

@@ -22,7 +22,7 @@ import { prune } from "../../interpreter/native/prune.ts";
 import type { DependentObjectReference } from "../../interpreter/types.ts";
 import { ANNOTATION, generatePolicyName, LABEL } from "../../karmada/names.ts";
 import { KARMADA } from "../../karmada/resources.ts";
-import { isNotFound } from "../../machinery/errors.ts";
+import { errorMessage, isNotFound } from "../../machinery/errors.ts";
 import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
 import { resolveResourceType } from "../resource-types.ts";
 import { sortKeys } from "./get.ts";
@@ -119,11 +119,6 @@ export function buildPolicy(t: PolicyTarget): KubeObject {
 
 // --- running it ---------------------------------------------------------------------------
 
-function messageOf(err: unknown): string {
-  const status = (err as { status?: { message?: string } }).status;
-  return status?.message ?? (err instanceof Error ? err.message : String(err));
-}
-
 /** kubectl's YAML and JSON printers: YAML documents after the first start with `---`. */
 function printObjects(io: CommandIO, format: string, objects: KubeObject[]): void {
   for (const [i, obj] of objects.entries()) {
@@ -144,7 +139,7 @@ async function memberClient(opts: PromoteOptions, karmada: Client, clients: Clie
     try {
       return (await clients.cluster(opts.clusterKubeconfig, opts.clusterContext ?? opts.cluster)).client;
     } catch (err) {
-      throw new CommandError(`failed to get resource in cluster(${opts.cluster}). err: ${messageOf(err)}`);
+      throw new CommandError(`failed to get resource in cluster(${opts.cluster}). err: ${errorMessage(err)}`);
     }
   }
   try {
@@ -152,7 +147,7 @@ async function memberClient(opts: PromoteOptions, karmada: Client, clients: Clie
     await karmada.get(RESOURCES.clusters, undefined, opts.cluster);
     return (await clients.cluster(opts.controlPlaneKubeconfig, opts.cluster)).client;
   } catch (err) {
-    throw new CommandError(`failed to get Factory of the member cluster. err: ${messageOf(err)}`);
+    throw new CommandError(`failed to get Factory of the member cluster. err: ${errorMessage(err)}`);
   }
 }
 
@@ -218,7 +213,7 @@ export async function runPromote(opts: PromoteOptions, io: CommandIO, clients: C
   try {
     found = await readFromMember(member, opts.namespace, type, name);
   } catch (err) {
-    throw new CommandError(`failed to get resource in cluster(${opts.cluster}). err: ${messageOf(err)}`);
+    throw new CommandError(`failed to get resource in cluster(${opts.cluster}). err: ${errorMessage(err)}`);
   }
   if (!found) {
     throw new CommandError(
@@ -234,7 +229,7 @@ export async function runPromote(opts: PromoteOptions, io: CommandIO, clients: C
   try {
     ref = await karmada.resourceFor(apiVersion, kind);
   } catch (err) {
-    throw new CommandError(`failed to get gvr from ${JSON.stringify(gvk)}: ${messageOf(err)}`);
+    throw new CommandError(`failed to get gvr from ${JSON.stringify(gvk)}: ${errorMessage(err)}`);
   }
   const gvr = JSON.stringify(gvrString(ref));
   const namespace = ref.namespaced ? opts.namespace : undefined;
@@ -246,7 +241,7 @@ export async function runPromote(opts: PromoteOptions, io: CommandIO, clients: C
       await promoteDependencies(opts, io, karmada, member, obj);
     } catch (err) {
       throw new CommandError(
-        `failed to promote dependencies of resource ${gvr}(${opts.namespace}/${name}) automatically: ${messageOf(err)}`,
+        `failed to promote dependencies of resource ${gvr}(${opts.namespace}/${name}) automatically: ${errorMessage(err)}`,
       );
     }
   }
@@ -279,7 +274,7 @@ export async function runPromote(opts: PromoteOptions, io: CommandIO, clients: C
   } catch (err) {
     if (!isNotFound(err)) {
       throw new CommandError(
-        `failed to get resource ${gvr}${where(namespace, name)} in control plane: ${messageOf(err)}`,
+        `failed to get resource ${gvr}${where(namespace, name)} in control plane: ${errorMessage(err)}`,
       );
     }
   }
@@ -287,7 +282,7 @@ export async function runPromote(opts: PromoteOptions, io: CommandIO, clients: C
     await karmada.create(ref, template);
   } catch (err) {
     throw new CommandError(
-      `failed to create resource ${gvr}${where(namespace, name)} in control plane: ${messageOf(err)}`,
+      `failed to create resource ${gvr}${where(namespace, name)} in control plane: ${errorMessage(err)}`,
     );
   }
   // Upstream writes the -n namespace here even for a cluster-scoped object.
@@ -318,7 +313,7 @@ async function createPolicy(
     await karmada.get(ref, namespace, name);
   } catch (err) {
     if (!isNotFound(err))
-      throw new CommandError(`failed to get ${label} in control plane: ${messageOf(err)}`);
+      throw new CommandError(`failed to get ${label} in control plane: ${errorMessage(err)}`);
     await karmada.create(ref, policy);
     return;
   }
@@ -365,7 +360,7 @@ async function promoteDependencies(
     if (!dep.name) continue;
     const found = await readDependency(member, dep).catch((err: unknown) =>
       fail(
-        `failed to get dependency ${JSON.stringify(dep.kind)}(${dep.namespace}/${dep.name}) in cluster(${opts.cluster}): ${messageOf(err)}`,
+        `failed to get dependency ${JSON.stringify(dep.kind)}(${dep.namespace}/${dep.name}) in cluster(${opts.cluster}): ${errorMessage(err)}`,
       ),
     );
     if (!found) {
@@ -378,7 +373,7 @@ async function promoteDependencies(
       ref = await karmada.resourceFor(String(found.obj.apiVersion), String(found.obj.kind));
     } catch (err) {
       const gvk = gvkString(String(found.obj.apiVersion), String(found.obj.kind));
-      return fail(`failed to get dependency gvr from ${JSON.stringify(gvk)}: ${messageOf(err)}`);
+      return fail(`failed to get dependency gvr from ${JSON.stringify(gvk)}: ${errorMessage(err)}`);
     }
     const namespace = ref.namespaced ? dep.namespace : undefined;
     const gvr = JSON.stringify(gvrString(ref));
@@ -392,7 +387,7 @@ async function promoteDependencies(
     } catch (err) {
       if (!isNotFound(err)) {
         return fail(
-          `failed to get dependency resource ${gvr}${where(namespace, dep.name)} in control plane: ${messageOf(err)}`,
+          `failed to get dependency resource ${gvr}${where(namespace, dep.name)} in control plane: ${errorMessage(err)}`,
         );
       }
     }
@@ -400,7 +395,7 @@ async function promoteDependencies(
       await karmada.create(ref, prepareTemplate(found.obj));
     } catch (err) {
       return fail(
-        `failed to create dependency resource ${gvr}${where(namespace, dep.name)} in control plane: ${messageOf(err)}`,
+        `failed to create dependency resource ${gvr}${where(namespace, dep.name)} in control plane: ${errorMessage(err)}`,
       );
     }
     promoted.push({ ref, namespace, name: dep.name });
@@ -438,7 +433,7 @@ async function revertDependencies(
       await karmada.delete(dep.ref, dep.namespace, dep.name);
     } catch (err) {
       io.stderr.write(
-        `revertPromotedDeps failed to revert dependency resource ${gvr}${at}: ${messageOf(err)}\n`,
+        `revertPromotedDeps failed to revert dependency resource ${gvr}${at}: ${errorMessage(err)}\n`,
       );
       return;
     }

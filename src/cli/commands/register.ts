@@ -13,6 +13,7 @@
  *    `karmada-agent` Deployment, waited for until rolled out.
  * A failure after step 3 began removes the RBAC it created.
  */
+
 import YAML from "yaml";
 import {
   CLUSTER_INFO_NAME,
@@ -24,12 +25,13 @@ import { clusterNameErrors } from "../../api/karmada/admission/cluster.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { bindingObject, roleObject } from "../../apiserver/authz/bootstrap-policy.ts";
 import { type Client, RESOURCES } from "../../client/client.ts";
-import { createIfAbsent, ensureNamespace } from "../../client/ensure.ts";
+import { createIfAbsent, createOrReplace, ensureNamespace } from "../../client/ensure.ts";
 import { HttpClient, pemOf } from "../../client/http.ts";
 import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../../client/kubeconfig.ts";
 import { KARMADA_KUBECONFIG_SECRET } from "../../cluster/agent-credentials.ts";
 import { requestClientCertificate } from "../../cluster/csr.ts";
-import { randomSuffix } from "../../karmada/names.ts";
+import { clusterRoleName, IMPERSONATOR_SA, serviceAccountName } from "../../cluster/register.ts";
+import { executionSpace, LABEL, randomSuffix } from "../../karmada/names.ts";
 import {
   AGENTS_GROUP,
   agentPolicy,
@@ -38,16 +40,17 @@ import {
   RBAC_GENERATOR_USER,
 } from "../../karmada/rbac.ts";
 import { KARMADA } from "../../karmada/resources.ts";
-import { isAlreadyExists, isNotFound } from "../../machinery/errors.ts";
+import { errorMessage, isNotFound } from "../../machinery/errors.ts";
 import { verifyBootstrapSignature } from "../../pki/jws.ts";
 import { pemBlocks, publicKeyPin } from "../../pki/x509.ts";
 import { CommandError, type CommandIO } from "../io.ts";
+import { checkClusterToRemove, deleteClusterObject } from "./cluster-object.ts";
 
 export const AGENT_SERVICE_ACCOUNT = "karmada-agent-sa";
 export const AGENT_NAME = "karmada-agent";
 /** The image of this project (see the Dockerfile); `karmada agent` is its `/bin/karmada-agent`. */
 export const DEFAULT_AGENT_IMAGE = "karmada-ts/karmada:v0.1.0";
-const SYSTEM_LABELS = { "karmada.io/system": "true" };
+const SYSTEM_LABELS = { [LABEL.system]: "true" };
 const DISCOVERY_RETRY_MS = 5_000;
 const CSR_POLL_MS = 1_000;
 
@@ -76,16 +79,7 @@ export interface RegisterCommandOptions {
   discoveryRetryMs?: number;
 }
 
-/** What registration leaves for the agent: its kubeconfig (as stored in the member Secret). */
-export interface RegisterResult {
-  kubeconfig: string;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function errorText(err: unknown): string {
-  return (err as { status?: { message?: string } }).status?.message ?? (err as Error).message ?? String(err);
-}
 
 /** Go's encoding/hex error for a string, or undefined when it decodes. */
 function goHexError(hex: string): string | undefined {
@@ -143,7 +137,7 @@ async function fetchClusterInfo(
       if (data[`${JWS_KEY_PREFIX}${tokenId}`]) return data;
       last = `could not find a JWS signature in the cluster-info ConfigMap for token ID "${tokenId}"`;
     } catch (err) {
-      last = errorText(err);
+      last = errorMessage(err);
     }
     if (Date.now() + retryMs > deadline) throw new CommandError(last);
     await sleep(retryMs);
@@ -350,23 +344,6 @@ export function agentDeployment(opts: RegisterCommandOptions): StoredObject {
   };
 }
 
-async function upsert(
-  client: Client,
-  res: Parameters<Client["create"]>[0],
-  obj: StoredObject,
-): Promise<void> {
-  try {
-    await client.create(res, obj);
-  } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
-    const current = await client.get(res, obj.metadata.namespace, obj.metadata.name!);
-    await client.update(res, {
-      ...obj,
-      metadata: { ...obj.metadata, resourceVersion: current.metadata.resourceVersion! },
-    });
-  }
-}
-
 async function waitRollout(member: Client, namespace: string, deadline: number): Promise<void> {
   let last = "<nil>";
   for (;;) {
@@ -385,7 +362,7 @@ async function waitRollout(member: Client, namespace: string, deadline: number):
         last = `expected ${updated} replicas, got ${available} available replicas`;
       } else return;
     } catch (err) {
-      last = errorText(err);
+      last = errorMessage(err);
     }
     if (Date.now() > deadline) {
       throw new CommandError(
@@ -407,14 +384,14 @@ async function installAgentInMember(
   const ns = opts.namespace;
   await ensureNamespace(member, systemNamespace(ns));
   io.stdout.write("[karmada-agent-start] Waiting the necessary secret and RBAC\n");
-  await upsert(member, RESOURCES.secrets, {
+  await createOrReplace(member, RESOURCES.secrets, {
     apiVersion: "v1",
     kind: "Secret",
     metadata: { name: KARMADA_KUBECONFIG_SECRET, namespace: ns, labels: SYSTEM_LABELS },
     type: "Opaque",
     data: { [KARMADA_KUBECONFIG_SECRET]: Buffer.from(kubeconfig).toString("base64") },
   });
-  await upsert(member, RESOURCES.clusterroles, {
+  await createOrReplace(member, RESOURCES.clusterroles, {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",
     metadata: { name: AGENT_NAME, labels: SYSTEM_LABELS },
@@ -428,7 +405,7 @@ async function installAgentInMember(
     kind: "ServiceAccount",
     metadata: { name: AGENT_SERVICE_ACCOUNT, namespace: ns, labels: SYSTEM_LABELS },
   });
-  await upsert(member, RESOURCES.clusterrolebindings, {
+  await createOrReplace(member, RESOURCES.clusterrolebindings, {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
     metadata: { name: AGENT_NAME, labels: SYSTEM_LABELS },
@@ -460,7 +437,7 @@ async function preflight(opts: RegisterCommandOptions): Promise<string[]> {
       await member.get(res, ns, name);
       problems.push(`${ns}/${name} ${kind} already exists`);
     } catch (err) {
-      if (!isNotFound(err)) problems.push(errorText(err));
+      if (!isNotFound(err)) problems.push(errorMessage(err));
     }
   }
   return problems;
@@ -480,12 +457,8 @@ export function validateRegisterOptions(
   }
 }
 
-export async function runRegister(
-  opts: RegisterCommandOptions,
-  io: CommandIO,
-): Promise<RegisterResult | undefined> {
+export async function runRegister(opts: RegisterCommandOptions, io: CommandIO): Promise<void> {
   validateRegisterOptions(opts);
-  const pins = parsePins(opts.caCertHashes);
   io.stdout.write("[preflight] Running pre-flight checks\n");
   const problems = await preflight(opts);
   if (problems.length > 0) {
@@ -494,7 +467,7 @@ export async function runRegister(
     );
   }
   io.stdout.write("[preflight] All pre-flight checks were passed\n");
-  if (opts.dryRun) return undefined;
+  if (opts.dryRun) return;
 
   io.stdout.write("[karmada-agent-start] Waiting to perform the TLS Bootstrap\n");
   const deadline = Date.now() + opts.discoveryTimeoutMs;
@@ -503,7 +476,8 @@ export async function runRegister(
     ({ caPem } = await discoverControlPlane({
       endpoint: opts.endpoint,
       token: opts.token,
-      pins,
+      // A malformed hash is a discovery failure, as kubeadm's discovery reports it.
+      pins: parsePins(opts.caCertHashes),
       timeoutMs: opts.discoveryTimeoutMs,
       ...(opts.discoveryRetryMs ? { retryMs: opts.discoveryRetryMs } : {}),
     }));
@@ -546,7 +520,7 @@ export async function runRegister(
     }
     try {
       io.stdout.write("[karmada-agent-start] Assign the necessary RBAC permissions to the agent\n");
-      for (const ns of [opts.clusterNamespace, `karmada-es-${cluster}`])
+      for (const ns of [opts.clusterNamespace, executionSpace(cluster)])
         await ensureNamespace(rbacClient, systemNamespace(ns));
       for (const { res, obj } of agentRbacObjects(cluster, opts.clusterNamespace)) {
         await createIfAbsent(rbacClient, res, obj);
@@ -561,11 +535,11 @@ export async function runRegister(
       const kubeconfig = agentKubeconfig(opts.endpoint, caPem, cluster, agentCert);
       await installAgentInMember(opts, kubeconfig, deadline, io);
       io.stdout.write(`\ncluster(${cluster}) is joined successfully\n`);
-      return { kubeconfig };
+      return;
     } catch (err) {
       io.stderr.write("karmadactl register failed and started deleting the created resources\n");
       await removeAgentRbac(rbacClient, cluster, opts.clusterNamespace).catch((e) =>
-        io.stderr.write(`Failed to delete rbac resources: ${errorText(e)}\n`),
+        io.stderr.write(`Failed to delete rbac resources: ${errorMessage(e)}\n`),
       );
       throw err;
     }
@@ -582,8 +556,6 @@ export async function runRegister(
 export interface UnregisterOptions {
   clusterName: string;
   member: Client;
-  /** The control plane; default: the agent's own kubeconfig from the member. */
-  karmada?: Client;
   namespace: string;
   agentName: string;
   clusterNamespace: string;
@@ -615,7 +587,7 @@ export async function agentKubeconfigFromMember(
   try {
     deployment = await member.get(RESOURCES.deployments, namespace, agentName);
   } catch (err) {
-    throw new CommandError(`failed to get deployment ${agentName} in member cluster: ${errorText(err)}`);
+    throw new CommandError(`failed to get deployment ${agentName} in member cluster: ${errorMessage(err)}`);
   }
   const pod = (
     isObject(deployment.spec) && isObject(deployment.spec.template) && isObject(deployment.spec.template.spec)
@@ -663,13 +635,13 @@ export async function agentKubeconfigFromMember(
 async function deleteWorks(karmada: Client, es: string, deadline: number): Promise<void> {
   for (;;) {
     const works = await karmada.list(KARMADA.works, es).catch((err) => {
-      throw new CommandError(`failed to list work in namespace ${es}: ${errorText(err)}`);
+      throw new CommandError(`failed to list work in namespace ${es}: ${errorMessage(err)}`);
     });
     if (works.items.length === 0) break;
     for (const w of works.items) {
       await karmada.delete(KARMADA.works, es, w.metadata.name!).catch((err) => {
         if (!isNotFound(err))
-          throw new CommandError(`failed to delete the work(${es}/${w.metadata.name}): ${errorText(err)}`);
+          throw new CommandError(`failed to delete the work(${es}/${w.metadata.name}): ${errorMessage(err)}`);
       });
     }
     if (Date.now() > deadline) throw new CommandError("context deadline exceeded");
@@ -680,14 +652,14 @@ async function deleteWorks(karmada: Client, es: string, deadline: number): Promi
 /** The agent and what registration made for it in the member, each step reported. */
 async function removeAgentFromMember(opts: UnregisterOptions, io: CommandIO): Promise<void> {
   const member = opts.member;
-  const sa = `karmada-${opts.clusterName}`;
+  const sa = serviceAccountName(opts.clusterName);
   const steps: Array<[Parameters<Client["delete"]>[0], string | undefined, string, string]> = [
     [RESOURCES.serviceaccounts, opts.clusterNamespace, sa, "ServiceAccount"],
-    [RESOURCES.clusterroles, undefined, `karmada-controller-manager:${sa}`, "ClusterRole"],
-    [RESOURCES.clusterrolebindings, undefined, `karmada-controller-manager:${sa}`, "ClusterRoleBinding"],
+    [RESOURCES.clusterroles, undefined, clusterRoleName(sa), "ClusterRole"],
+    [RESOURCES.clusterrolebindings, undefined, clusterRoleName(sa), "ClusterRoleBinding"],
     [RESOURCES.secrets, opts.clusterNamespace, sa, "Secret"],
-    [RESOURCES.serviceaccounts, opts.clusterNamespace, "karmada-impersonator", "ServiceAccount"],
-    [RESOURCES.secrets, opts.clusterNamespace, "karmada-impersonator", "Secret"],
+    [RESOURCES.serviceaccounts, opts.clusterNamespace, IMPERSONATOR_SA, "ServiceAccount"],
+    [RESOURCES.secrets, opts.clusterNamespace, IMPERSONATOR_SA, "Secret"],
     [RESOURCES.namespaces, undefined, opts.clusterNamespace, "Namespace"],
     [RESOURCES.deployments, opts.namespace, AGENT_NAME, "Deployment"],
     [RESOURCES.serviceaccounts, opts.namespace, AGENT_SERVICE_ACCOUNT, "ServiceAccount"],
@@ -701,7 +673,7 @@ async function removeAgentFromMember(opts: UnregisterOptions, io: CommandIO): Pr
     } catch (err) {
       if (isNotFound(err)) continue;
       throw new CommandError(
-        `Failed to delete ({${kind} ${name} ${ns ?? ""}}) in unregistering cluster (${opts.clusterName}): ${errorText(err)}`,
+        `Failed to delete ({${kind} ${name} ${ns ?? ""}}) in unregistering cluster (${opts.clusterName}): ${errorMessage(err)}`,
       );
     }
     io.stdout.write(
@@ -717,37 +689,13 @@ export async function runUnregister(
   io: CommandIO,
   rbacCleanup: boolean,
 ): Promise<void> {
-  let cluster: StoredObject;
-  try {
-    cluster = await karmada.get(RESOURCES.clusters, undefined, opts.clusterName);
-  } catch (err) {
-    if (isNotFound(err))
-      throw new CommandError(`no cluster object ${opts.clusterName} found in karmada control Plane`);
-    throw err;
-  }
-  if (isObject(cluster.spec) && cluster.spec.syncMode === "Push") {
-    throw new CommandError(
-      `cluster ${opts.clusterName} is a Push mode member cluster, please use command \`unjoin\` if you want to continue unjoining the cluster`,
-    );
-  }
+  await checkClusterToRemove(karmada, opts.clusterName, { mode: "Push", command: "unjoin" });
   if (opts.dryRun) return;
   const deadline = Date.now() + opts.waitMs;
-  const es = `karmada-es-${opts.clusterName}`;
+  const es = executionSpace(opts.clusterName);
   await deleteWorks(karmada, es, deadline);
-  await karmada.delete(RESOURCES.clusters, undefined, opts.clusterName).catch((err) => {
-    if (isNotFound(err))
-      throw new CommandError(`no cluster object ${opts.clusterName} found in karmada control Plane`);
-    throw err;
-  });
-  for (;;) {
-    try {
-      await karmada.get(RESOURCES.clusters, undefined, opts.clusterName);
-    } catch (err) {
-      if (isNotFound(err)) break;
-      throw err;
-    }
-    if (Date.now() > deadline) throw new CommandError("context deadline exceeded");
-    await sleep(1000);
+  if (!(await deleteClusterObject(karmada, opts.clusterName, deadline, 1000))) {
+    throw new CommandError("context deadline exceeded");
   }
   io.stdout.write(`Successfully delete cluster object (${opts.clusterName}) from control plane.\n`);
   const names = agentRbacNames(opts.clusterName);

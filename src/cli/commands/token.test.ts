@@ -2,7 +2,8 @@ import { createHash, X509Certificate } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { TOKEN_PATTERN } from "../../api/bootstrap-token.ts";
 import { createCertificateAuthority } from "../../pki/x509.ts";
-import { generateBootstrapToken, registerCommand, renderTable, shortHumanDuration } from "./token.ts";
+import { tabwriterTable as renderTable } from "../io.ts";
+import { generateBootstrapToken, registerCommand, shortHumanDuration } from "./token.ts";
 
 const S = 1000;
 const M = 60 * S;

@@ -23,9 +23,9 @@ import type { StoredObject } from "../../api/meta.ts";
 import { rfc3339 } from "../../api/meta.ts";
 import { type Client, RESOURCES } from "../../client/client.ts";
 import { pemOf } from "../../client/http.ts";
-import { isNotFound } from "../../machinery/errors.ts";
+import { errorMessage, isNotFound } from "../../machinery/errors.ts";
 import { pemBlocks, publicKeyPin } from "../../pki/x509.ts";
-import { type ClientFactory, CommandError, type CommandIO } from "../io.ts";
+import { type ClientFactory, CommandError, type CommandIO, tabwriterTable } from "../io.ts";
 
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 const ID_PATTERN_TEXT = "\\\\A([a-z0-9]{6})\\\\z";
@@ -108,11 +108,11 @@ export async function runTokenCreate(
   clients: ClientFactory,
 ): Promise<void> {
   validateToken(opts);
-  const karmada = await clients.controlPlane();
   // Read the kubeconfig before writing anything, so a missing CA fails with no token left behind.
   const cluster = opts.printRegisterCommand
     ? await clients.cluster(opts.kubeconfig, opts.context)
     : undefined;
+  const karmada = cluster?.client ?? (await clients.controlPlane());
   if (cluster && !cluster.caData) {
     throw new CommandError("failed to get register command, err: no CA certificates found in kubeconfig");
   }
@@ -137,13 +137,6 @@ export function shortHumanDuration(ms: number): string {
   if (hours < 24) return `${hours}h`;
   if (hours < 24 * 365) return `${Math.floor(hours / 24)}d`;
   return `${Math.floor(hours / 24 / 365)}y`;
-}
-
-/** kubectl's table (Go's tabwriter: minimum width 6, padding 3), the last column unpadded. */
-export function renderTable(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(6, Math.max(...rows.map((r) => r[i]!.length)) + 3));
-  const lines = rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join(""));
-  return `${lines.join("\n")}\n`;
 }
 
 export async function runTokenList(io: CommandIO, clients: ClientFactory, now = Date.now()): Promise<void> {
@@ -180,7 +173,7 @@ export async function runTokenList(io: CommandIO, clients: ClientFactory, now = 
       extra || "<none>",
     ]);
   }
-  if (rows.length > 1) io.stdout.write(renderTable(rows));
+  if (rows.length > 1) io.stdout.write(tabwriterTable(rows));
 }
 
 export async function runTokenDelete(args: string[], io: CommandIO, clients: ClientFactory): Promise<void> {
@@ -206,8 +199,7 @@ export async function runTokenDelete(args: string[], io: CommandIO, clients: Cli
     try {
       await karmada.delete(RESOURCES.secrets, BOOTSTRAP_TOKEN_NAMESPACE, name);
     } catch (err) {
-      const message = (err as { status?: { message?: string } }).status?.message ?? (err as Error).message;
-      throw new CommandError(`failed to delete secret "${name}", err: ${message}`);
+      throw new CommandError(`failed to delete secret "${name}", err: ${errorMessage(err)}`);
     }
     io.stdout.write(`bootstrap token "${id}" deleted\n`);
   }
