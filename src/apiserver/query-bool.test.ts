@@ -2,14 +2,15 @@ import { describe, expect, it } from "vitest";
 import { parseQueryBool } from "./request-info.ts";
 
 describe("parseQueryBool", () => {
-  // kube's Convert_Slice_string_To_bool: false only for "0" or a case-insensitive "false".
-  it.each(["1", "t", "T", "f", "F", "TRUE", "true", "True"])("%j is true", (value) => {
+  // Go's strconv.ParseBool spellings.
+  it.each(["1", "t", "T", "TRUE", "true", "True"])("%j is true", (value) => {
     expect(parseQueryBool(value)).toBe(true);
   });
-  it.each(["0", "FALSE", "false", "False"])("%j is false", (value) => {
+  it.each(["0", "f", "F", "FALSE", "false", "False"])("%j is false", (value) => {
     expect(parseQueryBool(value)).toBe(false);
   });
 
+  // Anything else: false only for a case-insensitive "false", true otherwise (`?watch`, `?watch=yes`).
   it.each([
     { value: "fALSE", want: false },
     { value: "FaLsE", want: false },

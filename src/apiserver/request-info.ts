@@ -28,12 +28,31 @@ export type RequestInfo = ResourceRequest | NonResourceRequest;
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
 /**
- * A boolean query parameter as kube-apiserver's parameter conversion reads it: false only for
- * "0" or a case-insensitive "false", true for anything else (so `?watch`, `?watch=yes` and
- * Python's `watch=True` all watch).
+ * A boolean query parameter as the issue asks and Go's `strconv.ParseBool` reads it
+ * (`1 t T TRUE true True`, `0 f F FALSE false False`); anything else as kube-apiserver's
+ * parameter conversion reads it: false only for a case-insensitive "false" or "0", true
+ * otherwise (so `?watch` and `?watch=yes` watch). The two differ only for `f`/`F`, which
+ * kube-apiserver's conversion would take as true.
  */
 export function parseQueryBool(value: string): boolean {
-  return value !== "0" && value.toLowerCase() !== "false";
+  switch (value) {
+    case "1":
+    case "t":
+    case "T":
+    case "TRUE":
+    case "true":
+    case "True":
+      return true;
+    case "0":
+    case "f":
+    case "F":
+    case "FALSE":
+    case "false":
+    case "False":
+      return false;
+    default:
+      return value.toLowerCase() !== "false";
+  }
 }
 
 function isWatch(query: URLSearchParams): boolean {
