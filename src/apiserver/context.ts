@@ -60,6 +60,40 @@ export interface Clock {
   now(): number;
 }
 
+/** One line of a container's log, with the time the container runtime recorded it (ms). */
+export interface LogLine {
+  time: number;
+  /** The line without its newline. */
+  text: string;
+}
+
+/** The log of one container instance, as the pod's kubelet reads it. */
+export interface ContainerLog {
+  /** Which instance (its container id): following stops when the container's instance changes. */
+  instance: string;
+  /** What it wrote so far, oldest first. */
+  lines: LogLine[];
+  /** Whether it still runs: only then does `follow` wait for more lines. */
+  running: boolean;
+}
+
+/**
+ * Where `pods/log` reads from: kube-apiserver proxies the request to the kubelet of the pod's
+ * node, so only a server with (simulated) kubelets has one. Pure functions of the pod as
+ * stored, so the API server can poll them while following.
+ */
+export interface PodLogSource {
+  /** How often a running container writes a new line (what `follow` waits for), in ms. */
+  readonly followIntervalMs: number;
+  /**
+   * The log of `container` (of its previous instance with `previous`); throws an ApiError with
+   * the kubelet's answer (400) when there is none to read (waiting to start, no previous one).
+   */
+  read(pod: StoredObject, container: string, previous: boolean): ContainerLog;
+  /** The `n`-th line (1, 2, ...) a running container writes after what `read` returned, at `time`. */
+  next(pod: StoredObject, container: string, n: number, time: number): LogLine;
+}
+
 export interface ServerContext {
   store: Store;
   registry: Registry;
@@ -84,6 +118,8 @@ export interface ServerContext {
   externalAddress?: string;
   /** Service account issuer discovery documents; undefined: the endpoints are not served. */
   issuerDiscovery?(): IssuerDiscovery | undefined;
+  /** Containers' logs as the pods' kubelets serve them; undefined: no kubelets (the control plane). */
+  podLogs?: PodLogSource;
   /** Called after an object was written (for in-process reactions such as CRD registration). */
   afterWrite?(rt: ResourceType, obj: StoredObject | undefined, old: StoredObject | undefined): void;
 }

@@ -70,6 +70,11 @@ export interface ApiResponse {
   /** A binary body sent as is. */
   bytes?: Buffer;
   watch?: WatchStream;
+  /**
+   * A body written over time (`pods/log?follow=true`): sent chunked, each `write` flushed at
+   * once; the response ends when the promise settles. `signal` aborts when the client leaves.
+   */
+  stream?: (write: (chunk: string) => void, signal: AbortSignal) => Promise<void>;
 }
 
 export interface VersionInfo {

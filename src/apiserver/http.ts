@@ -2,7 +2,7 @@
  * node:http(s) adapter for the API handler: HTTPS with optional client certificates (or plain
  * HTTP for `--insecure`), authentication of each request, bodies in (bounded), JSON out, watch
  * streams as newline-delimited JSON with headers flushed at once and client disconnects
- * noticed.
+ * noticed, other streamed bodies (followed logs) chunked and flushed per write.
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -13,6 +13,7 @@ import type { Logger } from "../log.ts";
 import { ApiError, internalError, requestEntityTooLarge, unauthorized } from "../machinery/errors.ts";
 import type { AuthOutcome, AuthRequest } from "./authn/authenticator.ts";
 import { SYSTEM_ADMIN } from "./context.ts";
+import type { HttpExtension } from "./extensions.ts";
 import type { ApiHandler, ApiResponse } from "./handler.ts";
 import type { ApiWatchEvent } from "./verbs/watch.ts";
 
@@ -41,6 +42,8 @@ export interface HttpServerOptions {
    * which only `--insecure` servers (and tests of other things) do.
    */
   authenticate?: (req: AuthRequest) => Promise<AuthOutcome>;
+  /** Served ahead of the API handler, after authentication (the cluster proxy, karmada-search). */
+  extensions?: readonly HttpExtension[];
 }
 
 export interface RunningHttpServer {
@@ -170,6 +173,60 @@ async function streamWatch(res: ServerResponse, r: ApiResponse, log: Logger): Pr
   }
 }
 
+/**
+ * A body written over time (`ApiResponse.stream`): chunked, each write flushed at once (as
+ * kube-apiserver's flushwriter does for `pods/log?follow`), the producer told through its
+ * AbortSignal when the client goes away, the response ended when the producer is done.
+ */
+async function sendStream(res: ServerResponse, r: ApiResponse, head: boolean, log: Logger): Promise<void> {
+  const gone = new AbortController();
+  res.on("close", () => gone.abort());
+  // A client that left while the handler ran has already closed.
+  if (res.socket?.destroyed ?? true) gone.abort();
+  res.writeHead(r.status, { ...r.headers, "Transfer-Encoding": "chunked", "Cache-Control": "no-cache" });
+  res.flushHeaders();
+  try {
+    if (!head) {
+      await r.stream!((chunk) => {
+        if (!gone.signal.aborted && !res.writableEnded) res.write(chunk);
+      }, gone.signal);
+    }
+  } catch (err) {
+    log.error(err, "streamed response failed");
+  } finally {
+    if (!res.writableEnded) res.end();
+  }
+}
+
+/** Writes an API response: a watch stream, a streamed body, or a whole one. */
+async function respond(
+  res: ServerResponse,
+  response: ApiResponse,
+  head: boolean,
+  log: Logger,
+): Promise<void> {
+  if (response.watch && response.status === 200) {
+    // Validation errors of a watch request are reported before the stream starts.
+    await streamWatch(res, response, log);
+  } else if (response.stream) {
+    await sendStream(res, response, head, log);
+  } else {
+    send(res, response, head);
+  }
+}
+
+const tooLarge = () => requestEntityTooLarge(`the request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
+
+/** The 413 a body over the limit gets. */
+function sendTooLarge(res: ServerResponse, head: boolean): void {
+  const e = tooLarge();
+  send(
+    res,
+    { status: 413, headers: { "Content-Type": "application/json", Connection: "close" }, body: e.status },
+    head,
+  );
+}
+
 /** The client certificate a TLS request came with, read once per connection. */
 const peerCertificates = new WeakMap<TLSSocket, AuthRequest["clientCertificate"] | null>();
 
@@ -244,41 +301,39 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         return;
       }
       const user = outcome.user;
+      const path = decodePath(url.pathname);
+      for (const ext of opts.extensions ?? []) {
+        const served = await ext.serve(req, res, {
+          path,
+          url,
+          headers,
+          user,
+          readBody: () =>
+            readBody(req).catch((err: unknown) => {
+              throw err instanceof BodyTooLarge ? tooLarge() : err;
+            }),
+          respond: (r) => respond(res, r, head, opts.log),
+        });
+        if (served) return;
+      }
       let body: Buffer;
       try {
         body = await readBody(req);
       } catch (err) {
-        if (err instanceof BodyTooLarge) {
-          const e = requestEntityTooLarge(`the request body exceeds the limit of ${MAX_BODY_BYTES} bytes`);
-          send(
-            res,
-            {
-              status: 413,
-              headers: { "Content-Type": "application/json", Connection: "close" },
-              body: e.status,
-            },
-            head,
-          );
-        } else {
-          res.destroy();
-        }
+        if (err instanceof BodyTooLarge) sendTooLarge(res, head);
+        else res.destroy();
         return;
       }
       const response = await handler.handle({
         method: head ? "GET" : (req.method ?? "GET"),
-        path: decodePath(url.pathname),
+        path,
         query: url.searchParams,
         headers,
         body,
         user,
         host: req.headers.host ?? `${opts.host}:${opts.port}`,
       });
-      if (response.watch && response.status === 200) {
-        // Validation errors of a watch request are reported before the stream starts.
-        await streamWatch(res, response, opts.log);
-      } else {
-        send(res, response, head);
-      }
+      await respond(res, response, head, opts.log);
     })().catch((err) => {
       opts.log.error(err, "http request failed");
       if (!res.headersSent) res.writeHead(500);

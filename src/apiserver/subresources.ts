@@ -1,7 +1,7 @@
 /**
  * Subresources: `/status` (and CSR `/approval`) write only status; `/scale` shows and sets
  * replicas through an autoscaling/v1 Scale; `namespaces/<n>/finalize` edits the namespace's
- * spec.finalizers.
+ * spec.finalizers; pods' `/log` is in pod-log.ts.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import {
@@ -17,6 +17,7 @@ import type { RequestContext } from "./context.ts";
 import { updateApproval } from "./csr-approval.ts";
 import type { ApiHandler, ApiRequest, ApiResponse } from "./handler.ts";
 import { PATCH_TYPES } from "./negotiation.ts";
+import { podLogSubresource } from "./pod-log.ts";
 import type { ResourceRequest } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
 import { tokenRequest } from "./token-request.ts";
@@ -307,4 +308,5 @@ export const subresourceHandlers: Record<string, SubresourceHandler> = {
   finalize,
   approval,
   token: tokenRequest,
+  log: podLogSubresource,
 };

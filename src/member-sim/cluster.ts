@@ -3,9 +3,9 @@
  * the controllers that make it behave like a real cluster where Karmada and kubectl look —
  * nodes with heartbeats, a scheduler, a stage-driven kubelet, the workload controllers of
  * kube-controller-manager (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
- * endpoints), custom-resource stages, and fault injection. All in process, through the
- * in-process client and shared informers. For tests, demos and benchmarks; never needed for
- * real clusters.
+ * endpoints), containers' logs (pods/log), custom-resource stages, and fault injection. All
+ * in process, through the in-process client and shared informers. For tests, demos and
+ * benchmarks; never needed for real clusters.
  *
  *   const m = await startMemberCluster({ name: "member1" });        // in process
  *   const s = await serveMemberCluster({ name: "member1", port: 0 }); // plus HTTP (s.url)
@@ -47,6 +47,7 @@ import { deploymentController } from "./deployment.ts";
 import { endpointsController } from "./endpoints.ts";
 import { FaultError, Faults } from "./faults.ts";
 import { jobController } from "./job.ts";
+import { simulatedPodLogs } from "./logs.ts";
 import { nodeHeartbeatController } from "./node-heartbeat.ts";
 import { nodeLifecycleController } from "./node-lifecycle.ts";
 import { createKubernetesService, type NodeOptions, registerNodes } from "./nodes.ts";
@@ -164,6 +165,8 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
     admission: [defaultTolerationSeconds()],
     ready: () => !faults.isUnhealthy(),
   });
+  // The kubelets' side of `kubectl logs`: the API server proxies pods/log to them.
+  api.context.podLogs = simulatedPodLogs();
   const stoppers: Array<() => void | Promise<void>> = [];
   try {
     const client = new LocalClient(api.context);
