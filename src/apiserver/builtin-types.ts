@@ -148,6 +148,20 @@ export function nativeResourceTypes(defs: readonly CustomResourceDefinition[]): 
         ...rt,
         // Cluster names become parts of namespace names (karmada-es-<cluster>): a DNS label.
         nameRule: rt.group === "cluster.karmada.io" ? "label" : rt.nameRule,
+        // Served by the cluster proxy next to the API (src/cluster/cluster-proxy.ts), as
+        // upstream's aggregated API server lists its connect subresource.
+        extraSubresources:
+          rt.group === "cluster.karmada.io" && rt.plural === "clusters"
+            ? [
+                {
+                  name: "proxy",
+                  group: rt.group,
+                  version: rt.version,
+                  kind: "ClusterProxyOptions",
+                  verbs: ["create", "delete", "get", "patch", "update"],
+                },
+              ]
+            : rt.extraSubresources,
       }),
     ),
   );

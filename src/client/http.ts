@@ -539,6 +539,40 @@ export class HttpClient implements Client {
     return { status: res.status, body: res.body.toString("utf8") };
   }
 
+  /**
+   * Opens a request for a proxy to stream: `headers` are sent as given (plus this client's
+   * credentials and User-Agent), `body` is piped, and the response is handed over as soon as
+   * its head arrives. No time limit and no concurrency slot: watches, `logs -f` and other
+   * long requests pass through; `signal` ends the request.
+   */
+  async open(
+    method: string,
+    pathAndQuery: string,
+    headers: http.OutgoingHttpHeaders,
+    body: NodeJS.ReadableStream | Buffer | undefined,
+    signal: AbortSignal,
+  ): Promise<http.IncomingMessage> {
+    const [p, q] = pathAndQuery.split("?", 2) as [string, string | undefined];
+    const url = this.#url(p, new URLSearchParams(q ?? ""));
+    const what = `${method} ${url.href}`;
+    const creds = await this.#currentCredentials(what);
+    const options = this.#requestOptions(method, url, creds, {});
+    // Only what the caller chose, with our credentials over any it carried.
+    const own = options.headers as http.OutgoingHttpHeaders;
+    options.headers = { ...headers, "User-Agent": own["User-Agent"] };
+    if (own.Authorization) options.headers.Authorization = own.Authorization;
+    if (own.Host) options.headers.Host = own.Host;
+    for (const [k, v] of Object.entries(own)) if (k.startsWith("Proxy-")) options.headers[k] = v;
+    options.signal = signal;
+    return new Promise((resolve, reject) => {
+      const req = this.#transport()(options, resolve);
+      req.on("error", (err) => reject(new TransportError(what, err)));
+      if (body === undefined) req.end();
+      else if (Buffer.isBuffer(body)) req.end(body);
+      else body.pipe(req);
+    });
+  }
+
   // --- Client ---------------------------------------------------------------------------
 
   async get(

@@ -33,6 +33,7 @@ import { MemberWatches } from "./member-watches.ts";
 import { namespaceController } from "./namespace.ts";
 import { schedulerController } from "./scheduler.ts";
 import { taintManagerController } from "./taint-manager.ts";
+import { unifiedAuthController } from "./unified-auth.ts";
 import { workStatusController } from "./work-status.ts";
 
 export type ControllerRegistry = Record<string, (ctx: ControllerContext) => Controller[]>;
@@ -66,6 +67,8 @@ export const controllers: ControllerRegistry = {
   execution: (ctx) => [executionController(ctx, ctx.interpreter)],
   workStatus: (ctx) => [workStatusController(ctx, ctx.interpreter)],
   namespace: (ctx) => [namespaceController(ctx)],
+  // Lets the subjects allowed to proxy a cluster be impersonated there (cluster proxy, search proxy).
+  unifiedAuth: (ctx) => [unifiedAuthController(ctx)],
   // Upstream starts it only with the Failover feature gate.
   clustertaintpolicy: (ctx) =>
     ctx.options.features.enabled("Failover") ? [clusterTaintPolicyController(ctx)] : [],

@@ -31,6 +31,14 @@ export const AGENTS_GROUP = "system:karmada:agents";
 export const RBAC_GENERATOR_USER = "system:karmada:agent:rbac-generator";
 export const CONTROLLER_MANAGER_ROLE = "system:karmada:controller-manager";
 export const SCHEDULER_ROLE = "system:karmada:scheduler";
+/** karmada-search's identity (the search API, the proxy and their caches). */
+export const SEARCH_USER = "system:karmada:karmada-search";
+export const SEARCH_ROLE = "system:karmada:search";
+/** The identity the cluster proxy reads Clusters and their secrets with (upstream's karmada-aggregated-apiserver). */
+export const AGGREGATED_APISERVER_USER = "system:karmada:karmada-aggregated-apiserver";
+export const AGGREGATED_APISERVER_ROLE = "system:karmada:aggregated-apiserver";
+/** Upstream's artifacts/deploy/cluster-proxy-admin-rbac.yaml: system:admin may proxy every member. */
+export const CLUSTER_PROXY_ADMIN = "cluster-proxy-admin";
 
 export function agentUser(cluster: string): string {
   return `${AGENT_USER_PREFIX}${cluster}`;
@@ -135,6 +143,23 @@ const roles: RoleSpec[] = [
       rule(["get", "update"], [LEASES], ["leases"], ["karmada-scheduler"]),
     ],
   },
+  {
+    // Caches members for the search API and the proxy: reads Clusters, registries and the
+    // clusters' credentials, writes registry status.
+    name: SEARCH_ROLE,
+    rules: [
+      rule(READ, ["cluster.karmada.io"], ["clusters"]),
+      rule(READ, ["search.karmada.io"], ["resourceregistries"]),
+      rule(["patch", "update"], ["search.karmada.io"], ["resourceregistries/status"]),
+      rule(["get"], [""], ["secrets"]),
+    ],
+  },
+  {
+    // Proxies to members: reads a Cluster and its two credential secrets.
+    name: AGGREGATED_APISERVER_ROLE,
+    rules: [rule(["get"], ["cluster.karmada.io"], ["clusters"]), rule(["get"], [""], ["secrets"])],
+  },
+  { name: CLUSTER_PROXY_ADMIN, rules: [rule(["*"], ["cluster.karmada.io"], ["clusters/proxy"])] },
 ];
 
 const bindings: BindingSpec[] = [
@@ -162,6 +187,9 @@ const bindings: BindingSpec[] = [
   clusterBinding("system:karmada:agent-rbac-generator", { kind: "User", name: RBAC_GENERATOR_USER }),
   clusterBinding(CONTROLLER_MANAGER_ROLE, { kind: "User", name: CONTROLLER_MANAGER_USER }),
   clusterBinding(SCHEDULER_ROLE, { kind: "User", name: SCHEDULER_USER }),
+  clusterBinding(SEARCH_ROLE, { kind: "User", name: SEARCH_USER }),
+  clusterBinding(AGGREGATED_APISERVER_ROLE, { kind: "User", name: AGGREGATED_APISERVER_USER }),
+  clusterBinding(CLUSTER_PROXY_ADMIN, { kind: "User", name: "system:admin" }),
 ];
 
 /** Karmada's control-plane RBAC, reconciled by the API server at start-up. */

@@ -205,6 +205,8 @@ export interface ClusterSpec {
   id?: string;
   syncMode?: "Push" | "Pull";
   apiEndpoint?: string;
+  secretRef?: { namespace: string; name: string };
+  impersonatorSecretRef?: { namespace: string; name: string };
   provider?: string;
   region?: string;
   zone?: string;
