@@ -9,6 +9,8 @@ import { ApiServer, type ApiServerOptions } from "../apiserver/server.ts";
 import type { ClusterConnection } from "../client/http.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { type ClusterPki, createClusterPki } from "../pki/cluster-pki.ts";
+import type { FleetView } from "../search/fleet-view.ts";
+import { type SearchOptions, startAggregatedApis } from "../search/serve.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 
@@ -19,6 +21,8 @@ export interface RunningControlPlane {
   connection: ClusterConnection;
   store: Store;
   api: ApiServer;
+  /** karmada-search's fleet view (undefined when both search and the proxy are disabled). */
+  search: FleetView | undefined;
   stop(): Promise<void>;
 }
 
@@ -41,6 +45,8 @@ export async function startControlPlane(opts: {
   admin?: { certPem: string; keyPem: string };
   /** `--advertise-address`: where clients outside reach it (default: the bind host, or the host name for a wildcard). */
   advertiseAddress?: string;
+  /** karmada-search (search API, proxy) and the cluster proxy; both on by default. */
+  search?: SearchOptions;
 }): Promise<RunningControlPlane> {
   let store: Store;
   try {
@@ -60,15 +66,18 @@ export async function startControlPlane(opts: {
     await store.close();
     throw err;
   }
+  const aggregated = startAggregatedApis(api, opts.search ?? {}, opts.log);
   let http: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     http = await startHttpServer(api.handler, {
       host: opts.host,
       port: opts.port,
       log: opts.log,
+      extensions: aggregated.extensions,
       ...(opts.security ? { tls: opts.security.tls, authenticate: api.authenticate! } : {}),
     });
   } catch (err) {
+    await aggregated.stop();
     await api.close();
     await store.close();
     const code = (err as NodeJS.ErrnoException).code;
@@ -93,8 +102,10 @@ export async function startControlPlane(opts: {
     connection,
     store,
     api,
+    search: aggregated.view,
     async stop() {
       await http.close();
+      await aggregated.stop();
       await api.close();
       await store.close();
     },
