@@ -26,7 +26,12 @@ interface Connected {
   cluster?: string;
 }
 
-async function connect(path: string, context: string | undefined): Promise<Connected> {
+/** The path under a control plane's server at which the cluster proxy serves a member. */
+export function clusterProxyPath(cluster: string): string {
+  return `/apis/cluster.karmada.io/v1alpha1/clusters/${encodeURIComponent(cluster)}/proxy`;
+}
+
+async function connect(path: string, context: string | undefined, member?: string): Promise<Connected> {
   let conn: Awaited<ReturnType<typeof loadKubeconfig>>;
   try {
     conn = await loadKubeconfig({ path, ...(context ? { context } : {}) });
@@ -35,6 +40,7 @@ async function connect(path: string, context: string | undefined): Promise<Conne
       `cannot load kubeconfig ${path}${context ? ` (context ${context})` : ""}: ${(err as Error).message}`,
     );
   }
+  if (member) conn.server = conn.server.replace(/\/+$/, "") + clusterProxyPath(member);
   const out: Connected = {
     client: httpClientFor(conn, { userAgent: "karmadactl" }),
     server: conn.server,
@@ -58,6 +64,10 @@ export function clientFactory(
     async controlPlane() {
       return track(await connect(flags.kubeconfig ?? defaultKubeconfigPath(env), flags.karmadaContext))
         .client;
+    },
+    async memberCluster(name) {
+      const path = flags.kubeconfig ?? defaultKubeconfigPath(env);
+      return track(await connect(path, flags.karmadaContext, name)).client;
     },
     async cluster(kubeconfig, context) {
       return track(await connect(kubeconfig, context));

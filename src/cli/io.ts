@@ -24,6 +24,12 @@ export class CommandError extends Error {
 export interface ClientFactory {
   /** The control plane (`--kubeconfig`, `--karmada-context`). */
   controlPlane(): Promise<Client>;
+  /**
+   * A member cluster through the control plane's cluster proxy
+   * (`<server>/apis/cluster.karmada.io/v1alpha1/clusters/<name>/proxy`), with the control
+   * plane's credentials, as upstream's FactoryForMemberCluster: the member sees the caller.
+   */
+  memberCluster(name: string): Promise<Client>;
   /** Any cluster from a kubeconfig file and context; `server` is the URL that context points at. */
   cluster(
     kubeconfig: string,

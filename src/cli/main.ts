@@ -10,6 +10,7 @@ import { runDescribe } from "./commands/describe.ts";
 import { runGet } from "./commands/get.ts";
 import { runInterpret } from "./commands/interpret.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin, runUnjoin } from "./commands/join.ts";
+import { runLogs } from "./commands/logs.ts";
 import { normalizePflagArgs, runPromote } from "./commands/promote.ts";
 import {
   agentControlPlaneClient,
@@ -20,7 +21,7 @@ import {
 import { runTaint } from "./commands/taint.ts";
 import { DEFAULT_TOKEN_OPTIONS, runTokenCreate, runTokenDelete, runTokenList } from "./commands/token.ts";
 import { clientFactory, defaultKubeconfigPath, type KubeconfigFlags } from "./factory.ts";
-import { count, durationOption, list } from "./flags.ts";
+import { count, duration, durationOption, list } from "./flags.ts";
 import { CommandError, type CommandIO } from "./io.ts";
 
 /** Go's names for Node's architectures, so `Platform` reads as upstream's (`linux/amd64`). */
@@ -315,6 +316,70 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
   // kubectl's and upstream's spellings: `-C=member1`, `--show-events=false`.
   const parseDescribeOptions = describe.parseOptions.bind(describe);
   describe.parseOptions = (argv) => parseDescribeOptions(normalizePflagArgs(argv, [{ long: "show-events" }]));
+
+  const logs = withKubeconfig(
+    program
+      .command("logs")
+      .summary("Print the logs for a container in a pod in a member cluster")
+      .description(
+        "Print the logs for a container in a pod in a member cluster, read through the control plane's cluster proxy (the member authorizes you). If the pod has only one container, the container name is optional.",
+      )
+      .usage("[-f] [-p] (POD | TYPE/NAME) [-c CONTAINER] (-C CLUSTER)")
+      .argument("<POD>", "the pod, as NAME or pod/NAME")
+      .option("-C, --cluster <name>", "Specify a member cluster")
+      .option("-n, --namespace <ns>", "If present, the namespace scope for this CLI request.", "default")
+      .option("-c, --container <name>", "Print the logs of this container")
+      .option("-f, --follow", "Specify if the logs should be streamed.", false)
+      .option(
+        "-p, --previous",
+        "If true, print the logs for the previous instance of the container in a pod if it exists.",
+        false,
+      )
+      .option("--timestamps", "Include timestamps on each line in the log output", false)
+      .option(
+        "--tail <lines>",
+        "Lines of recent log file to display. Defaults to -1 (all lines).",
+        (v) => Number.parseInt(v, 10),
+        -1,
+      )
+      .option("--limit-bytes <bytes>", "Maximum bytes of logs to return. Defaults to no limit.", count)
+      .option(
+        "--since <duration>",
+        "Only return logs newer than a relative duration like 5s, 2m, or 3h.",
+        duration,
+      )
+      .option("--since-time <time>", "Only return logs after a specific date (RFC3339)."),
+  ).action((target: string, o: KubeconfigFlags & Record<string, unknown>) =>
+    run(io, async () => {
+      const clients = clientFactory(o, env);
+      try {
+        const tail = Number(o.tail);
+        await runLogs(
+          {
+            target,
+            ...(o.cluster ? { cluster: String(o.cluster) } : {}),
+            namespace: String(o.namespace ?? "default"),
+            ...(o.container ? { container: String(o.container) } : {}),
+            follow: o.follow === true,
+            previous: o.previous === true,
+            timestamps: o.timestamps === true,
+            ...(Number.isInteger(tail) && tail >= 0 ? { tailLines: tail } : {}),
+            ...(o.limitBytes !== undefined ? { limitBytes: Number(o.limitBytes) } : {}),
+            ...(o.since !== undefined
+              ? { sinceSeconds: Math.max(1, Math.ceil(Number(o.since) / 1000)) }
+              : {}),
+            ...(o.sinceTime ? { sinceTime: String(o.sinceTime) } : {}),
+          },
+          io,
+          clients,
+        );
+      } finally {
+        clients.close();
+      }
+    }),
+  );
+  const parseLogsOptions = logs.parseOptions.bind(logs);
+  logs.parseOptions = (argv) => parseLogsOptions(normalizePflagArgs(argv, []));
 
   const promote = withKubeconfig(
     program

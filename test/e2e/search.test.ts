@@ -5,13 +5,15 @@
  * update that reach the member without the cache annotation, logs), the search API, and the
  * cluster proxy with a user it admits and one it denies.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
 import { contextKubectl, eventually, KUBECTL } from "./harness.ts";
 
+const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
 const PROXY = "/apis/search.karmada.io/v1alpha1/proxying/karmada/proxy";
 const CACHED_FROM = "resource.karmada.io/cached-from-cluster";
 
@@ -258,6 +260,55 @@ describe("the search proxy as kubectl's server", () => {
       200,
     );
     expect(await names(["get", "pods", "-A"])).toEqual([]);
+  });
+});
+
+describe("karmadactl through the cluster proxy", () => {
+  const karmadactl = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [KARMADACTL, ...args, `--kubeconfig=${fleet.up.kubeconfig}`, "--karmada-context=karmada-apiserver"],
+        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: fleet.dir }, timeout: 60_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it("gets, describes and shows the logs of member objects", async () => {
+    const pods = await eventually(
+      async () => {
+        const r = await karmadactl([
+          "get",
+          "pods",
+          "-n",
+          "default",
+          "--operation-scope",
+          "members",
+          "-C",
+          "member1",
+        ]);
+        return r.code === 0 && r.stdout.includes("member1") ? r.stdout : undefined;
+      },
+      "member1's pods through the proxy",
+      100,
+    );
+    expect(pods.split("\n")[0]).toMatch(/^NAME\s+CLUSTER\s+READY\s+STATUS/);
+    const pod = pods.split("\n")[1]!.split(/\s+/)[0]!;
+    const logs = await karmadactl(["logs", pod, "-C", "member1", "--tail=1"]);
+    expect(logs.stderr).toBe("");
+    expect(logs.stdout).toContain(pod);
+    const described = await karmadactl([
+      "describe",
+      "pod",
+      pod,
+      "--operation-scope=members",
+      "--cluster=member1",
+    ]);
+    expect(described.stderr).toBe("");
+    expect(described.stdout).toMatch(new RegExp(`^Name:\\s+${pod}`, "m"));
+    const noCluster = await karmadactl(["logs", pod]);
+    expect(noCluster.stderr).toBe("error: must specify a cluster\n");
   });
 });
 

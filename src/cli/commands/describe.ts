@@ -15,7 +15,6 @@ import { isObject, type KubeObject, type StoredObject } from "../../api/meta.ts"
 import { translateTimestampSince } from "../../apiserver/table/age.ts";
 import { RESOURCES } from "../../client/client.ts";
 import type { HttpClient } from "../../client/http.ts";
-import { memberConnections } from "../../controllers/members.ts";
 import { EXPLANATION_ANNOTATION } from "../../controllers/scheduler.ts";
 import { KARMADA } from "../../karmada/resources.ts";
 import { errorMessage, isNotFound } from "../../machinery/errors.ts";
@@ -453,18 +452,13 @@ export async function runDescribe(
     throw new CommandError("a resource cannot be retrieved by name across all namespaces");
   }
   const karmada = (await clients.controlPlane()) as HttpClient;
-  const members = memberConnections({ controlPlane: karmada });
-  try {
-    let client = karmada;
-    if (opts.operationScope === "members") {
-      // As upstream: the cluster must be one Karmada knows.
-      const cluster = await karmada.get(RESOURCES.clusters, undefined, opts.cluster!);
-      client = (await members.connect(cluster)).client as HttpClient;
-    }
-    await describeIn(client, selections, opts, io);
-  } finally {
-    members.close();
+  let client = karmada;
+  if (opts.operationScope === "members") {
+    // As upstream: the cluster must be one Karmada knows; then its proxy serves the reads.
+    await karmada.get(RESOURCES.clusters, undefined, opts.cluster!);
+    client = (await clients.memberCluster(opts.cluster!)) as HttpClient;
   }
+  await describeIn(client, selections, opts, io);
 }
 
 /** What the selections name: the objects read, and the failures to read one (kubectl goes on past those). */

@@ -10,7 +10,6 @@ import { stringify } from "yaml";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { RESOURCES } from "../../client/client.ts";
 import type { HttpClient } from "../../client/http.ts";
-import { memberConnections } from "../../controllers/members.ts";
 import { errorMessage } from "../../machinery/errors.ts";
 import { type ClientFactory, CommandError, type CommandIO, tabwriterTable } from "../io.ts";
 import { type DiscoveredResource, resolveResourceType } from "../resource-types.ts";
@@ -107,7 +106,7 @@ export function sortKeys(v: unknown): unknown {
 async function sourcesFor(
   opts: GetOptions,
   karmada: HttpClient,
-  members: ReturnType<typeof memberConnections>,
+  clients: ClientFactory,
 ): Promise<{ sources: Source[]; failed: string[] }> {
   const sources: Source[] = [];
   const failed: string[] = [];
@@ -125,7 +124,7 @@ async function sourcesFor(
   for (const cluster of wanted) {
     const name = cluster.metadata.name!;
     try {
-      const client = (await members.connect(cluster)).client as HttpClient;
+      const client = (await clients.memberCluster(name)) as HttpClient;
       const probe = await client.getRaw("/api");
       if (probe.status !== 200) throw new Error(`the server answered ${probe.status}`);
       sources.push({ cluster: name, controlPlane: false, client });
@@ -143,21 +142,16 @@ export async function runGet(opts: GetOptions, io: CommandIO, clients: ClientFac
     throw new CommandError("a resource cannot be retrieved by name across all namespaces");
   }
   const karmada = (await clients.controlPlane()) as HttpClient;
-  const members = memberConnections({ controlPlane: karmada });
-  try {
-    const { sources, failed } = await sourcesFor(opts, karmada, members);
-    if (sources.length === 0 && failed.length === 0) {
-      io.stderr.write("No member Clusters found in Karmada control plane\n");
-      return;
-    }
-    const errors = [...failed];
-    if (opts.output && opts.output !== "wide") await printObjects(opts, sources, io, errors);
-    else await printTable(opts, sources, io, errors);
-    if (errors.length === 1) throw new CommandError(errors[0]!);
-    if (errors.length > 1) throw new CommandError(`[${errors.join(", ")}]`);
-  } finally {
-    members.close();
+  const { sources, failed } = await sourcesFor(opts, karmada, clients);
+  if (sources.length === 0 && failed.length === 0) {
+    io.stderr.write("No member Clusters found in Karmada control plane\n");
+    return;
   }
+  const errors = [...failed];
+  if (opts.output && opts.output !== "wide") await printObjects(opts, sources, io, errors);
+  else await printTable(opts, sources, io, errors);
+  if (errors.length === 1) throw new CommandError(errors[0]!);
+  if (errors.length > 1) throw new CommandError(`[${errors.join(", ")}]`);
 }
 
 /** `-o yaml|json|name`: one document (or List) over every source. */
