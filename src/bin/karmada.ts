@@ -43,6 +43,7 @@ import { type CertificateAndKey, caProblem } from "../pki/x509.ts";
 import { FEATURES, FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
 import { FILTER_PLUGINS, SCORE_PLUGINS } from "../scheduler/core/plugins.ts";
 import type { ScheduleOptions } from "../scheduler/core/types.ts";
+import { DEFAULT_SEARCH_CACHE_MAX_BYTES } from "../search/serve.ts";
 import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 import { startAgent } from "./agent.ts";
@@ -78,6 +79,9 @@ interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags {
   /** `--port`, the old name of `--secure-port`. */
   port?: number;
   insecure: boolean;
+  disableSearch: boolean;
+  disableProxy: boolean;
+  searchCacheMaxBytes: number;
   logLevel: Level;
 }
 
@@ -105,6 +109,11 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
     defaultTolerationSeconds: tolerationSecondsFrom(flags),
     ...(security ? { security } : {}),
     ...(flags.advertiseAddress ? { advertiseAddress: flags.advertiseAddress } : {}),
+    search: {
+      disableSearch: flags.disableSearch,
+      disableProxy: flags.disableProxy,
+      maxCacheBytes: flags.searchCacheMaxBytes,
+    },
   }).catch((e) => fail("apiserver", e));
   if (security && flags.enableBootstrapTokenAuth && security.api.rootCaPem) {
     // What `karmadactl init` sets up for bootstrap tokens: cluster-info, which register reads.
@@ -933,6 +942,22 @@ export function buildProgram(): Command {
       "--insecure",
       "serve plain HTTP with no authentication or authorization: for benchmarks and tests only, never exposed",
       false,
+    )
+    .option(
+      "--disable-search",
+      "karmada-search's flag: do not serve the search API (/apis/search.karmada.io/v1alpha1/search/...)",
+      false,
+    )
+    .option(
+      "--disable-proxy",
+      "karmada-search's flag: do not serve the proxy (/apis/search.karmada.io/v1alpha1/proxying/...)",
+      false,
+    )
+    .option(
+      "--search-cache-max-bytes <bytes>",
+      "what the member caches behind search and the proxy may hold together (0: no bound); a cache that would go past it is dropped and its ResourceRegistry says so",
+      count,
+      DEFAULT_SEARCH_CACHE_MAX_BYTES,
     )
     .option("--log-level <level>", "debug, info, warn or error", level, "info");
   addTolerationOptions(apiserver).action((flags: ApiserverFlags) => runApiserver(flags));

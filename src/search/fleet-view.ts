@@ -302,7 +302,7 @@ export class FleetView {
         reason: "CacheLimitReached",
         message:
           `the search cache limit of ${this.budget.limit} bytes was reached: not caching ` +
-          `${overflowed.map((k) => k.replace("\u0000", " ")).join(", ")}; raise --search-cache-max-bytes ` +
+          `${overflowed.map(describeKey).join(", ")}; raise --search-cache-max-bytes ` +
           `or narrow the registry${cached ? `. Cached: ${cached}` : ""}`,
       };
     }
@@ -347,6 +347,13 @@ function addWants(
     want.registries.add(registry);
     wants.set(key, want);
   }
+}
+
+/** `pods from member1` for a view key (`<cluster>\0<group>/<version>/<resource>`). */
+function describeKey(key: string): string {
+  const [cluster, gvr] = key.split("\u0000") as [string, string];
+  const [group, , resource] = gvr.split("/");
+  return `${group ? `${resource}.${group}` : resource} from ${cluster}`;
 }
 
 /** `pods (member1, member2), nodes (member1)`. */

@@ -250,6 +250,8 @@ export class ResourceCache {
         if (relist) {
           await this.#list();
           relist = false;
+          // Stopped while listing (by its owner, or the budget ran out): no watch to start.
+          if (this.#stopped) return;
         }
         relist = await this.#watchOnce();
         failures = 0;
