@@ -33,6 +33,7 @@ import {
 import type { MemoryResult } from "./memory-child.ts";
 import { type PropagationConfig, propagationBench } from "./propagation.ts";
 import { benchScheduler, SCHEDULER_GOAL_PER_SECOND } from "./scheduler.ts";
+import { type SearchConfig, searchBench } from "./search.ts";
 import { type SecurityConfig, securityBench } from "./security.ts";
 import { fmt } from "./table.ts";
 import type { WorksMemoryResult } from "./works-memory-child.ts";
@@ -41,7 +42,8 @@ export interface BenchConfig
   extends Omit<FleetConfig, "concurrency">,
     Omit<PropagationConfig, "concurrency">,
     FailoverConfig,
-    Omit<SecurityConfig, "apiCreates" | "concurrency"> {
+    Omit<SecurityConfig, "apiCreates" | "concurrency">,
+    Omit<SearchConfig, "watchers"> {
   backends: string[];
   storeInserts: number;
   apiCreates: number;
@@ -517,6 +519,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     failures += await propagationBench(cfg, row);
     failures += await failoverBench(cfg, row);
     failures += await securityBench(cfg, row);
+    failures += await searchBench(cfg, row);
     try {
       await worksMemory(cfg, tmp);
     } catch (err) {
