@@ -49,6 +49,19 @@ function selects(sel: Selection, entry: CachedEntry): boolean {
   return sel.test(JSON.parse(entry.json) as StoredObject);
 }
 
+/**
+ * What a selective watcher sees of an event, as kube-apiserver's watch cache tells it: an
+ * object that starts matching is ADDED, one that stops is DELETED, one that never did is nothing.
+ */
+function selectedType(sel: Selection, e: CacheEvent): CacheEvent["type"] | undefined {
+  const now = selects(sel, e.entry);
+  if (e.type !== "MODIFIED" || !e.previous || sel.everything) return now ? e.type : undefined;
+  const before = selects(sel, e.previous);
+  if (now && before) return "MODIFIED";
+  if (now) return "ADDED";
+  return before ? "DELETED" : undefined;
+}
+
 function gvrOf(rt: ResourceType): { group: string; version: string; resource: string } {
   return { group: rt.group, version: rt.version, resource: rt.plural };
 }
@@ -218,10 +231,11 @@ export function cachedWatch(
       const out: ApiWatchEvent[] = [];
       for (const e of events) {
         running.set(cluster, e.rv);
-        if (!selects(sel, e.entry)) continue;
+        const type = selectedType(sel, e);
+        if (!type) continue;
         const obj = JSON.parse(e.entry.json) as StoredObject;
         obj.metadata.resourceVersion = running.toString();
-        out.push({ type: e.type, object: obj });
+        out.push({ type, object: obj });
       }
       return out;
     };

@@ -6,11 +6,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StoredObject } from "../api/meta.ts";
 import { ApiServer } from "../apiserver/server.ts";
+import type { ApiWatchEvent } from "../apiserver/verbs/watch.ts";
 import { RESOURCES } from "../client/client.ts";
 import { LocalClient } from "../client/local.ts";
 import type { MemberConnections } from "../controllers/context.ts";
 import { silentLogger } from "../log.ts";
 import { MemoryStore } from "../storage/memory/store.ts";
+import { cachedWatch, WatchRegistry } from "./cached-reads.ts";
 import { FleetView, RESOURCE_REGISTRIES } from "./fleet-view.ts";
 
 let controlPlane: ApiServer;
@@ -143,5 +145,57 @@ describe("the fleet view", () => {
     for (let i = 0; i < 300 && v.allCaches().length > 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(v.allCaches()).toEqual([]);
     expect(v.registered({ group: "", version: "v1", resource: "configmaps" })).toBeUndefined();
+  });
+});
+
+describe("a selective watch through the view", () => {
+  it("sees an object that stops matching as DELETED and one that starts as ADDED, and ends when a cache joins", async () => {
+    await addCluster("member1", true);
+    const v = startView();
+    await admin.create(RESOURCE_REGISTRIES, registry("rr"));
+    await registryCondition("rr");
+    const rt = controlPlane.context.registry.get("", "v1", "configmaps")!;
+    const watches = new WatchRegistry();
+    v.onClusterAdded(() => watches.closeAll());
+    const q = new URLSearchParams({ watch: "true", labelSelector: "app=web", resourceVersion: "0" });
+    const response = cachedWatch(
+      { server: controlPlane.context, view: v, minRequestTimeoutSeconds: 60 },
+      watches,
+      rt,
+      {
+        kind: "resource",
+        verb: "watch",
+        group: "",
+        version: "v1",
+        namespace: "default",
+        resource: "configmaps",
+        name: undefined,
+        subresource: undefined,
+      },
+      q,
+      undefined,
+    );
+    const seen: ApiWatchEvent[] = [];
+    let closed = false;
+    const watch = await response.watch!.start({ send: (e) => seen.push(...e), close: () => (closed = true) });
+    const memberClient = new LocalClient(memberApi.context);
+    await memberClient.patch(RESOURCES.configmaps, "default", "cm-1", "merge", {
+      metadata: { labels: { app: "web" } },
+    });
+    await memberClient.patch(RESOURCES.configmaps, "default", "cm-2", "merge", {
+      metadata: { labels: { app: "db" } },
+    });
+    await memberClient.patch(RESOURCES.configmaps, "default", "cm-1", "merge", {
+      metadata: { labels: { app: "db" } },
+    });
+    for (let i = 0; i < 300 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen.map((e) => [e.type, (e.object as StoredObject).metadata.name])).toEqual([
+      ["ADDED", "cm-1"],
+      ["DELETED", "cm-1"],
+    ]);
+    await addCluster("member2", true);
+    for (let i = 0; i < 300 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(closed).toBe(true);
+    watch.stop();
   });
 });

@@ -141,11 +141,14 @@ export class FleetView {
     return this.#registered.get(gvrKey(ref));
   }
 
-  /** The caches of a kind, by cluster name in ascending order. */
+  /**
+   * The caches of a kind that have listed their cluster, by cluster name in ascending order.
+   * A cache joins the view once synced (and open watches end then, so clients relist and see it).
+   */
   cachesOf(ref: Pick<ResourceRef, "group" | "version" | "resource">): ResourceCache[] {
     const key = gvrKey(ref);
     return [...this.#caches.values()]
-      .filter((c) => gvrKey(c.resource) === key)
+      .filter((c) => c.synced && gvrKey(c.resource) === key)
       .sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
   }
 
@@ -154,7 +157,7 @@ export class FleetView {
     return [...this.#caches.values()];
   }
 
-  /** Calls `fn` whenever a cluster joins the view: proxy watches end so clients relist. */
+  /** Calls `fn` whenever a cache joins the view (a cluster or kind added): proxy watches end so clients relist. */
   onClusterAdded(fn: () => void): () => void {
     this.#invalidators.add(fn);
     return () => this.#invalidators.delete(fn);
@@ -215,15 +218,13 @@ export class FleetView {
       }
     }
     this.#registered = registered;
-    const added = await this.#applyWants(wants, clusters);
-    if (added) for (const fn of this.#invalidators) fn();
+    await this.#applyWants(wants, clusters);
     await this.#writeStatuses(registries, wants, notes);
     return undefined;
   }
 
-  /** Starts and stops caches to match `wants`; true when a cluster joined the view. */
-  async #applyWants(wants: Map<string, Want>, clusters: ClusterObject[]): Promise<boolean> {
-    const clustersBefore = new Set([...this.#caches.values()].map((c) => c.cluster));
+  /** Starts and stops caches to match `wants`. */
+  async #applyWants(wants: Map<string, Want>, clusters: ClusterObject[]): Promise<void> {
     for (const [key, cache] of this.#caches) {
       const want = wants.get(key);
       if (!want || !sameNamespaces(cache.namespaces, want)) {
@@ -258,9 +259,12 @@ export class FleetView {
       });
       this.#caches.set(key, cache);
       cache.start();
-      void cache.waitForSync().then(() => this.#kick());
+      void cache.waitForSync().then(() => {
+        // Watches that started without this cache would never see its objects: end them.
+        if (this.#caches.get(key) === cache) for (const fn of this.#invalidators) fn();
+        this.#kick();
+      });
     }
-    return [...this.#caches.values()].some((c) => !clustersBefore.has(c.cluster));
   }
 
   async #writeStatuses(

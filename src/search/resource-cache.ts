@@ -36,6 +36,8 @@ export type CacheEventType = "ADDED" | "MODIFIED" | "DELETED";
 export interface CacheEvent {
   type: CacheEventType;
   entry: CachedEntry;
+  /** For MODIFIED, the object before (so a selector can tell an object leaving it). */
+  previous?: CachedEntry;
   /** The member's resourceVersion after this event. */
   rv: string;
 }
@@ -365,10 +367,10 @@ export class ResourceCache {
       const old = this.#remove(keyOf(obj));
       if (old) event = { type: "DELETED", entry: { ...old, rv, json: old.json }, rv };
     } else {
-      const existed = this.#items.has(keyOf(obj));
+      const previous = this.#items.get(keyOf(obj));
       const entry = this.#put(obj);
       if (!entry) return true;
-      event = { type: existed ? "MODIFIED" : "ADDED", entry, rv };
+      event = previous ? { type: "MODIFIED", entry, previous, rv } : { type: "ADDED", entry, rv };
     }
     if (rv) this.#rv = rv;
     if (!event) return true;
