@@ -39,7 +39,8 @@ export function clusterProxy(deps: {
 }): HttpExtension {
   return {
     async serve(req: IncomingMessage, res: ServerResponse, ext: ExtensionRequest): Promise<boolean> {
-      const target = parseClusterProxyPath(ext.path);
+      // The raw path: the member gets it encoded as the client sent it.
+      const target = parseClusterProxyPath(ext.url.pathname);
       if (!target) return false;
       const method = req.method ?? "GET";
       try {
