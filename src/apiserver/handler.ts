@@ -112,7 +112,8 @@ function boolParam(q: URLSearchParams, name: string): boolean | undefined {
   return parseQueryBool(v);
 }
 
-function intParam(q: URLSearchParams, name: string): number | undefined {
+/** An integer query parameter, or a 400 saying which and why. */
+export function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === "") return undefined;
   if (!/^-?\d+$/.test(v))

@@ -14,6 +14,7 @@ import { AUTHENTICATED, UNAUTHENTICATED } from "../apiserver/authn/authenticator
 import type { UserInfo } from "../apiserver/context.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import { HttpClient } from "../client/http.ts";
+import { unb64 } from "../controllers/members.ts";
 import { type ApiError, errorMessage, internalError, serviceUnavailable } from "../machinery/errors.ts";
 
 /** Headers that belong to one hop, or that the proxy sets itself. */
@@ -29,9 +30,6 @@ const HOP_HEADERS = new Set([
   "host",
   "authorization",
 ]);
-
-const unb64 = (s: unknown): string | undefined =>
-  typeof s === "string" && s ? Buffer.from(s, "base64").toString("utf8") : undefined;
 
 function failure(message: string): ApiError {
   const err = internalError(new Error(message));

@@ -10,7 +10,8 @@ import type { ClusterConnection, HttpClient } from "../client/http.ts";
 import { httpClientFor } from "../client/kubeconfig.ts";
 import type { MemberConnection, MemberConnections } from "./context.ts";
 
-const unb64 = (s: unknown): string | undefined =>
+/** A Secret's `data` value as text (undefined when absent or empty). */
+export const unb64 = (s: unknown): string | undefined =>
   typeof s === "string" && s ? Buffer.from(s, "base64").toString("utf8") : undefined;
 
 export interface MemberConnectionOptions {

@@ -13,7 +13,7 @@
 import type { StoredObject } from "../api/meta.ts";
 import { partialMetadata } from "../apiserver/codec.ts";
 import type { ServerContext } from "../apiserver/context.ts";
-import type { ApiResponse } from "../apiserver/handler.ts";
+import { type ApiResponse, intParam } from "../apiserver/handler.ts";
 import { responseShape } from "../apiserver/negotiation.ts";
 import type { ResourceRequest } from "../apiserver/request-info.ts";
 import { parseQueryBool } from "../apiserver/request-info.ts";
@@ -62,16 +62,14 @@ function selectedType(sel: Selection, e: CacheEvent): CacheEvent["type"] | undef
   return before ? "DELETED" : undefined;
 }
 
-function gvrOf(rt: ResourceType): { group: string; version: string; resource: string } {
-  return { group: rt.group, version: rt.version, resource: rt.plural };
+/** A `<Kind>List` made of cached texts, spliced: a list costs no decoding. */
+export function listText(rt: ResourceType, metadata: object, items: readonly CachedEntry[]): string {
+  const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version;
+  return `{"kind":${JSON.stringify(`${rt.kind}List`)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${items.map((e) => e.json).join(",")}]}`;
 }
 
-function int(q: URLSearchParams, name: string): number | undefined {
-  const v = q.get(name);
-  if (v === null || v === "") return undefined;
-  if (!/^-?\d+$/.test(v))
-    throw badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be an integer`);
-  return Number(v);
+export function gvrOf(rt: ResourceType): { group: string; version: string; resource: string } {
+  return { group: rt.group, version: rt.version, resource: rt.plural };
 }
 
 export function cachedGet(
@@ -164,7 +162,7 @@ export function cachedList(
   if (token && !resume) throw badRequest("continue key is not valid: the token was not issued by this proxy");
   const requested = MultiClusterVersion.parse(resume ? resume.rv : (q.get("resourceVersion") ?? ""));
   const caches = deps.view.cachesOf(gvrOf(rt));
-  const page = collectPage(caches, info.namespace, sel, int(q, "limit") ?? 0, requested, resume);
+  const page = collectPage(caches, info.namespace, sel, intParam(q, "limit") ?? 0, requested, resume);
   const cont = page.next ? encodeContinue({ rv: page.resourceVersion, ...page.next }) : "";
   const meta = { resourceVersion: page.resourceVersion, ...(cont ? { continue: cont } : {}) };
   const shape = responseShape(accept);
@@ -181,10 +179,7 @@ export function cachedList(
           };
     return { status: 200, headers: { "Content-Type": JSON_TYPE }, body };
   }
-  // The stored texts, spliced: a list costs no decoding.
-  const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version;
-  const text = `{"kind":${JSON.stringify(`${rt.kind}List`)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(meta)},"items":[${page.items.map((e) => e.json).join(",")}]}`;
-  return { status: 200, headers: { "Content-Type": JSON_TYPE }, text };
+  return { status: 200, headers: { "Content-Type": JSON_TYPE }, text: listText(rt, meta, page.items) };
 }
 
 /** Ends every open proxy watch (a cluster joined the view: clients relist). */
@@ -211,7 +206,7 @@ export function cachedWatch(
   accept: string | undefined,
 ): ApiResponse {
   const sel = parseSelection(rt, q.get("labelSelector") ?? undefined, q.get("fieldSelector") ?? undefined);
-  const timeout = int(q, "timeoutSeconds");
+  const timeout = intParam(q, "timeoutSeconds");
   const bookmarksParam = q.get("allowWatchBookmarks");
   const bookmarks = bookmarksParam !== null && parseQueryBool(bookmarksParam);
   const requested = MultiClusterVersion.parse(q.get("resourceVersion") ?? "");

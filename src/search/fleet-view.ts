@@ -18,6 +18,7 @@ import { errorMessage, isConflict, isNotFound } from "../machinery/errors.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import { InformerFactory } from "../runtime/informer.ts";
 import { WorkQueue } from "../runtime/queue.ts";
+import { servesApi } from "../scheduler/core/plugins.ts";
 import { CacheBudget, ResourceCache } from "./resource-cache.ts";
 
 export const RESOURCE_REGISTRIES: ResourceRef = {
@@ -381,10 +382,7 @@ function sameNamespaces(current: ReadonlySet<string>, want: Want): boolean {
  */
 function apiDisabled(cluster: ClusterObject, resource: ResourceRef): boolean {
   const gv = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-  const listed = (cluster.status?.apiEnablements ?? []).some(
-    (e) => e.groupVersion === gv && (e.resources ?? []).some((r) => r.kind === resource.kind),
-  );
-  if (listed) return false;
+  if (servesApi(cluster, gv, resource.kind ?? "")) return false;
   const complete = cluster.status?.conditions?.some(
     (c) => c.type === "CompleteAPIEnablements" && c.status === "True",
   );

@@ -18,6 +18,7 @@ import {
 import { requestInfo } from "../apiserver/request-info.ts";
 import { parseSelection } from "../apiserver/selection.ts";
 import { badRequest, pathNotFound } from "../machinery/errors.ts";
+import { gvrOf, listText } from "./cached-reads.ts";
 import type { FleetView } from "./fleet-view.ts";
 import type { CachedEntry } from "./resource-cache.ts";
 
@@ -79,7 +80,7 @@ function search(
   if (!rt) throw pathNotFound();
   const sel = parseSelection(rt, q.get("labelSelector") ?? undefined, undefined);
   const items: CachedEntry[] = [];
-  for (const cache of deps.view.cachesOf({ group: rt.group, version: rt.version, resource: rt.plural })) {
+  for (const cache of deps.view.cachesOf(gvrOf(rt))) {
     if (info.name !== undefined) {
       const entry = cache.get(info.namespace, info.name);
       if (entry) items.push(entry);
@@ -90,7 +91,6 @@ function search(
       if (sel.everything || sel.test({ metadata } as never)) items.push(e);
     }
   }
-  const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version;
-  const text = `{"kind":${JSON.stringify(`${rt.kind}List`)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":{},"items":[${items.map((e) => e.json).join(",")}]}\n`;
+  const text = `${listText(rt, {}, items)}\n`;
   return { status: 200, headers: { "Content-Type": "application/json; charset=utf-8" }, text };
 }
