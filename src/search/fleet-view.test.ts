@@ -12,7 +12,7 @@ import { LocalClient } from "../client/local.ts";
 import type { MemberConnections } from "../controllers/context.ts";
 import { silentLogger } from "../log.ts";
 import { MemoryStore } from "../storage/memory/store.ts";
-import { cachedWatch, WatchRegistry } from "./cached-reads.ts";
+import { cachedGet, cachedList, cachedWatch, WatchRegistry } from "./cached-reads.ts";
 import { FleetView, RESOURCE_REGISTRIES } from "./fleet-view.ts";
 
 let controlPlane: ApiServer;
@@ -197,5 +197,70 @@ describe("a selective watch through the view", () => {
     for (let i = 0; i < 300 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
     expect(closed).toBe(true);
     watch.stop();
+  });
+});
+
+describe("reads through the view", () => {
+  const info = (name?: string) => ({
+    kind: "resource" as const,
+    verb: name ? ("get" as const) : ("list" as const),
+    group: "",
+    version: "v1",
+    namespace: "default",
+    resource: "configmaps",
+    name,
+    subresource: undefined,
+  });
+
+  it("answers 409 for a name two clusters hold, naming them, as upstream", async () => {
+    // Both Clusters reach the same member here: every object is in two clusters.
+    await addCluster("member1", true);
+    await addCluster("member2", true);
+    const v = startView();
+    await admin.create(RESOURCE_REGISTRIES, registry("rr"));
+    await registryCondition("rr");
+    const rt = controlPlane.context.registry.get("", "v1", "configmaps")!;
+    const deps = { server: controlPlane.context, view: v, minRequestTimeoutSeconds: 60 };
+    expect(() => cachedGet(deps, rt, info("cm-1"), new URLSearchParams(), undefined)).toThrow(
+      'Operation cannot be fulfilled on configmaps "cm-1": ambiguous objects in clusters [member1, member2]',
+    );
+    expect(() => cachedGet(deps, rt, info("nope"), new URLSearchParams(), undefined)).toThrow(
+      'configmaps "nope" not found',
+    );
+    const list = JSON.parse(cachedList(deps, rt, info(), new URLSearchParams(), undefined).text!) as {
+      items: unknown[];
+    };
+    expect(list.items).toHaveLength(40);
+  });
+
+  it("merges the namespaces two registries name for one kind", async () => {
+    const member = new LocalClient(memberApi.context);
+    for (const ns of ["ns1", "ns2", "ns3"]) {
+      await member.create(RESOURCES.namespaces, {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: ns },
+      });
+      await member.create(RESOURCES.configmaps, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: ns, name: `in-${ns}` },
+      });
+    }
+    await addCluster("member1", true);
+    const v = startView();
+    for (const ns of ["ns1", "ns2"]) {
+      const rr = registry(`rr-${ns}`);
+      (rr.spec as { resourceSelectors: Array<Record<string, string>> }).resourceSelectors = [
+        { apiVersion: "v1", kind: "ConfigMap", namespace: ns },
+      ];
+      await admin.create(RESOURCE_REGISTRIES, rr);
+    }
+    await registryCondition("rr-ns1");
+    await registryCondition("rr-ns2");
+    const [cache] = v.cachesOf({ group: "", version: "v1", resource: "configmaps" });
+    expect([...cache!.namespaces].sort()).toEqual(["ns1", "ns2"]);
+    expect(cache!.list(undefined).map((e) => e.key)).toEqual(["ns1/in-ns1", "ns2/in-ns2"]);
+    expect(cache!.covers("ns3")).toBe(false);
   });
 });
