@@ -414,5 +414,11 @@ describe("the cluster proxy", () => {
     const denied = await asTom(raw("member2", "/api/v1/nodes"));
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toContain('cannot get resource "clusters/proxy"');
+    // Nor may tom use the search proxy: that takes proxying/proxy.
+    const noSearch = await asTom(["get", "--raw", `${PROXY}/api/v1/nodes`]);
+    expect(noSearch.code).not.toBe(0);
+    expect(noSearch.stderr).toContain(
+      'cannot get resource "proxying/proxy" in API group "search.karmada.io"',
+    );
   });
 });
