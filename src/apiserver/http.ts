@@ -13,8 +13,9 @@ import type { Logger } from "../log.ts";
 import { ApiError, internalError, requestEntityTooLarge, unauthorized } from "../machinery/errors.ts";
 import type { AuthOutcome, AuthRequest } from "./authn/authenticator.ts";
 import { SYSTEM_ADMIN } from "./context.ts";
-import type { HttpExtension } from "./extensions.ts";
+import type { ExtensionRequest, HttpExtension } from "./extensions.ts";
 import type { ApiHandler, ApiResponse } from "./handler.ts";
+import { InflightLimiter, type InflightLimits } from "./max-inflight.ts";
 import type { ApiWatchEvent } from "./verbs/watch.ts";
 
 /** Kubernetes' limit for request bodies. */
@@ -44,6 +45,8 @@ export interface HttpServerOptions {
   authenticate?: (req: AuthRequest) => Promise<AuthOutcome>;
   /** Served ahead of the API handler, after authentication (the cluster proxy, karmada-search). */
   extensions?: readonly HttpExtension[];
+  /** `--max-requests-inflight` / `--max-mutating-requests-inflight` (default: no limit). */
+  inflight?: InflightLimits;
 }
 
 export interface RunningHttpServer {
@@ -287,7 +290,36 @@ export function requestHeaders(req: IncomingMessage): Record<string, string | un
   return headers;
 }
 
+/** kube-apiserver's max-in-flight answer: plain text, try again in a second. */
+function sendTooManyRequests(res: ServerResponse, head: boolean): void {
+  res.writeHead(429, { "Content-Type": "text/plain; charset=utf-8", "Retry-After": "1" });
+  res.end(head ? undefined : "Too many requests, please try again later.\n");
+}
+
+/** Offers the request to each extension in turn; true once one served it. */
+async function servedByExtension(
+  extensions: readonly HttpExtension[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: Pick<ExtensionRequest, "path" | "url" | "headers" | "user">,
+  write: ExtensionRequest["respond"],
+): Promise<boolean> {
+  for (const ext of extensions) {
+    const served = await ext.serve(req, res, {
+      ...request,
+      readBody: () =>
+        readBody(req).catch((err: unknown) => {
+          throw err instanceof BodyTooLarge ? tooLarge() : err;
+        }),
+      respond: write,
+    });
+    if (served) return true;
+  }
+  return false;
+}
+
 export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): Promise<RunningHttpServer> {
+  const limiter = opts.inflight ? new InflightLimiter(opts.inflight) : undefined;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
@@ -301,21 +333,20 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         return;
       }
       const user = outcome.user;
-      const path = decodePath(url.pathname);
-      for (const ext of opts.extensions ?? []) {
-        const served = await ext.serve(req, res, {
-          path,
-          url,
-          headers,
-          user,
-          readBody: () =>
-            readBody(req).catch((err: unknown) => {
-              throw err instanceof BodyTooLarge ? tooLarge() : err;
-            }),
-          respond: (r) => respond(res, r, head, opts.log),
-        });
-        if (served) return;
+      const release = limiter ? limiter.admit(req.method ?? "GET", url, user) : () => {};
+      if (!release) {
+        sendTooManyRequests(res, head);
+        return;
       }
+      res.once("close", release);
+      const path = decodePath(url.pathname);
+      const request = { path, url, headers, user };
+      if (
+        await servedByExtension(opts.extensions ?? [], req, res, request, (r) =>
+          respond(res, r, head, opts.log),
+        )
+      )
+        return;
       let body: Buffer;
       try {
         body = await readBody(req);

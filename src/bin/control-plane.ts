@@ -4,6 +4,7 @@
  */
 import { hostname } from "node:os";
 import { type ServingTls, startHttpServer } from "../apiserver/http.ts";
+import type { InflightLimits } from "../apiserver/max-inflight.ts";
 import { secureServingFrom } from "../apiserver/secure-serving.ts";
 import { ApiServer, type ApiServerOptions } from "../apiserver/server.ts";
 import type { ClusterConnection } from "../client/http.ts";
@@ -47,6 +48,10 @@ export async function startControlPlane(opts: {
   advertiseAddress?: string;
   /** karmada-search (search API, proxy) and the cluster proxy; both on by default. */
   search?: SearchOptions;
+  /** `--etcd-compaction-interval` in ms (default 5 minutes; 0: never). */
+  compactionIntervalMs?: number;
+  /** `--max-requests-inflight` / `--max-mutating-requests-inflight` (default: no limit). */
+  inflight?: InflightLimits;
 }): Promise<RunningControlPlane> {
   let store: Store;
   try {
@@ -59,6 +64,7 @@ export async function startControlPlane(opts: {
     api = await ApiServer.start({
       store,
       log: opts.log,
+      ...(opts.compactionIntervalMs !== undefined ? { compactionIntervalMs: opts.compactionIntervalMs } : {}),
       ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
       ...(opts.security ? opts.security.api : { authorization: "AlwaysAllow" as const }),
     });
@@ -74,6 +80,7 @@ export async function startControlPlane(opts: {
       port: opts.port,
       log: opts.log,
       extensions: aggregated.extensions,
+      ...(opts.inflight ? { inflight: opts.inflight } : {}),
       ...(opts.security ? { tls: opts.security.tls, authenticate: api.authenticate! } : {}),
     });
   } catch (err) {

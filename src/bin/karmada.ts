@@ -44,7 +44,7 @@ import { FEATURES, FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts
 import { FILTER_PLUGINS, SCORE_PLUGINS } from "../scheduler/core/plugins.ts";
 import type { ScheduleOptions } from "../scheduler/core/types.ts";
 import { DEFAULT_SEARCH_CACHE_MAX_BYTES } from "../search/serve.ts";
-import { openStore } from "../storage/open.ts";
+import { openStore, storeUrlFromEtcdFlags } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 import { startAgent } from "./agent.ts";
 import { type ApiserverSecurityFlags, securityFromFlags } from "./apiserver-security.ts";
@@ -65,6 +65,8 @@ function level(value: string): Level {
 }
 
 /** A component that cannot start says why in one line (never a stack trace) and exits 1. */
+const APISERVER_DEFAULT_STORAGE = "sqlite://.karmada/apiserver.db";
+
 function fail(component: string, err: unknown): never {
   process.stderr.write(
     `karmada ${component}: ${err instanceof StartupError ? err.message : errorMessage(err)}\n`,
@@ -82,7 +84,35 @@ interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags {
   disableSearch: boolean;
   disableProxy: boolean;
   searchCacheMaxBytes: number;
+  etcdServers?: string[];
+  etcdCafile?: string;
+  etcdCertfile?: string;
+  etcdKeyfile?: string;
+  etcdPrefix: string;
+  /** ms */
+  etcdCompactionInterval: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
   logLevel: Level;
+}
+
+/** `--storage`, or the store kube-apiserver's `--etcd-*` flags describe (not both). */
+function apiserverStorage(flags: ApiserverFlags): string {
+  if (!flags.etcdServers) return flags.storage;
+  if (flags.storage !== APISERVER_DEFAULT_STORAGE) {
+    return fail("apiserver", new StartupError("give --storage or --etcd-servers, not both"));
+  }
+  try {
+    return storeUrlFromEtcdFlags({
+      servers: flags.etcdServers,
+      prefix: flags.etcdPrefix,
+      ...(flags.etcdCafile ? { caFile: flags.etcdCafile } : {}),
+      ...(flags.etcdCertfile ? { certFile: flags.etcdCertfile } : {}),
+      ...(flags.etcdKeyfile ? { keyFile: flags.etcdKeyfile } : {}),
+    });
+  } catch (err) {
+    return fail("apiserver", new StartupError((err as Error).message));
+  }
 }
 
 async function runApiserver(flags: ApiserverFlags): Promise<void> {
@@ -101,8 +131,11 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
     if (security.selfSigned)
       log.info("serving with a self-signed certificate", { file: security.selfSigned });
   }
+  const storage = apiserverStorage(flags);
   const cp = await startControlPlane({
-    storage: flags.storage,
+    storage,
+    compactionIntervalMs: flags.etcdCompactionInterval,
+    inflight: { readOnly: flags.maxRequestsInflight, mutating: flags.maxMutatingRequestsInflight },
     host: flags.bindAddress,
     port,
     log,
@@ -856,7 +889,35 @@ export function buildProgram(): Command {
     .option(
       "--storage <url>",
       "memory:, sqlite://<path> or etcd://host:port[,host:port][?cacert=&cert=&key=]",
-      "sqlite://.karmada/apiserver.db",
+      APISERVER_DEFAULT_STORAGE,
+    )
+    .option(
+      "--etcd-servers <urls>",
+      "kube-apiserver's: etcd servers (https://host:port,...) to store in, instead of --storage",
+      list,
+    )
+    .option("--etcd-cafile <file>", "the CA that signed the etcd servers' certificates")
+    .option("--etcd-certfile <file>", "client certificate for etcd")
+    .option("--etcd-keyfile <file>", "its key")
+    .option("--etcd-prefix <prefix>", "the key prefix in etcd", "/registry")
+    .addOption(
+      durationOption(
+        "--etcd-compaction-interval <duration>",
+        "how often history older than one interval is compacted, any backend (0: never)",
+        "5m",
+      ),
+    )
+    .option(
+      "--max-requests-inflight <n>",
+      "read-only requests served at once; more are answered 429 (0: no limit; watches and proxies not counted)",
+      count,
+      400,
+    )
+    .option(
+      "--max-mutating-requests-inflight <n>",
+      "mutating requests served at once; more are answered 429 (0: no limit)",
+      count,
+      200,
     )
     .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
     .option("--secure-port <n>", "HTTPS port to listen on (0: a free port, logged)", port, 5443)

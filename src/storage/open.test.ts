@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { freePort } from "./etcd/local-etcd.ts";
-import { openStore, parseStoreUrl, type StoreUrl } from "./open.ts";
+import { openStore, parseStoreUrl, type StoreUrl, storeUrlFromEtcdFlags } from "./open.ts";
 import type { Store } from "./store.ts";
 
 describe("parseStoreUrl", () => {
@@ -115,5 +115,44 @@ describe("openStore", () => {
     await expect(openStore(`etcd://127.0.0.1:2379?cacert=${join(dir, "missing.pem")}`)).rejects.toThrow(
       /cannot read the CA bundle .*missing\.pem/,
     );
+  });
+});
+
+describe("kube-apiserver's etcd flags", () => {
+  it("make an etcd store URL", () => {
+    const url = storeUrlFromEtcdFlags({
+      servers: ["https://10.0.0.1:2379", "https://10.0.0.2"],
+      prefix: "/registry",
+      caFile: "/pki/ca.crt",
+      certFile: "/pki/c.crt",
+      keyFile: "/pki/c.key",
+    });
+    expect(parseStoreUrl(url)).toEqual({
+      backend: "etcd",
+      endpoints: ["10.0.0.1:2379", "10.0.0.2:2379"],
+      prefix: "/registry",
+      caFile: "/pki/ca.crt",
+      certFile: "/pki/c.crt",
+      keyFile: "/pki/c.key",
+    });
+    expect(parseStoreUrl(storeUrlFromEtcdFlags({ servers: ["http://127.0.0.1:2379"] }))).toEqual({
+      backend: "etcd",
+      endpoints: ["127.0.0.1:2379"],
+      prefix: "/registry",
+    });
+  });
+
+  it.each([
+    [{ servers: [] }, "--etcd-servers: give at least one"],
+    [{ servers: ["https://a:1", "http://b:2"] }, "use https:// for every server or for none"],
+    [{ servers: ["https://a:1"] }, "--etcd-cafile: give the CA"],
+    [
+      { servers: ["https://a:1"], caFile: "ca", certFile: "c" },
+      "--etcd-certfile and --etcd-keyfile go together",
+    ],
+    [{ servers: ["unix:///x"] }, "only http:// and https://"],
+    [{ servers: ["https://a:1/path"], caFile: "ca" }, "no path is allowed"],
+  ])("%j is refused", (flags, message) => {
+    expect(() => storeUrlFromEtcdFlags(flags)).toThrow(message);
   });
 });

@@ -101,6 +101,58 @@ function parseEndpoint(hostPort: string, fail: Fail): string {
   return endpoint;
 }
 
+/** kube-apiserver's etcd flags, as `--etcd-servers` and its companions give them. */
+export interface EtcdFlags {
+  /** `--etcd-servers`: `http(s)://host:port` URLs. */
+  servers: readonly string[];
+  /** `--etcd-prefix` (kube-apiserver's default: /registry). */
+  prefix?: string;
+  /** `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`. */
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
+/** The store URL kube-apiserver's etcd flags describe; an error says which flag to fix. */
+export function storeUrlFromEtcdFlags(flags: EtcdFlags): string {
+  if (flags.servers.length === 0) throw new Error("--etcd-servers: give at least one http(s)://host:port");
+  const schemes = new Set<string>();
+  const endpoints = flags.servers.map((server) => {
+    let url: URL;
+    try {
+      url = new URL(server);
+    } catch {
+      throw new Error(`--etcd-servers: ${JSON.stringify(server)} is not a URL (use https://host:port)`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new Error(`--etcd-servers: ${server}: only http:// and https:// are supported`);
+    }
+    if (url.pathname !== "/" && url.pathname !== "")
+      throw new Error(`--etcd-servers: ${server}: no path is allowed`);
+    schemes.add(url.protocol);
+    return url.port ? url.host : `${url.host}:${ETCD_DEFAULT_PORT}`;
+  });
+  if (schemes.size > 1) throw new Error("--etcd-servers: use https:// for every server or for none");
+  const secure = schemes.has("https:");
+  if (secure && !flags.caFile) {
+    throw new Error(
+      "--etcd-cafile: give the CA that signed the etcd servers' certificates (the servers are https://)",
+    );
+  }
+  if (!secure && (flags.caFile || flags.certFile || flags.keyFile)) {
+    throw new Error("--etcd-cafile/--etcd-certfile/--etcd-keyfile need https:// servers in --etcd-servers");
+  }
+  if (Boolean(flags.certFile) !== Boolean(flags.keyFile)) {
+    throw new Error("--etcd-certfile and --etcd-keyfile go together");
+  }
+  const q = new URLSearchParams();
+  q.set("prefix", flags.prefix ?? "/registry");
+  if (flags.caFile) q.set("cacert", flags.caFile);
+  if (flags.certFile) q.set("cert", flags.certFile);
+  if (flags.keyFile) q.set("key", flags.keyFile);
+  return `etcd://${endpoints.join(",")}?${q.toString()}`;
+}
+
 /**
  * Opens the store a URL names. SQLite paths are taken relative to the working directory and
  * their parent directories are created; an etcd store is checked to answer before it is returned.
