@@ -41,6 +41,7 @@ import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
 import { createClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
 import { type CertificateAndKey, caProblem } from "../pki/x509.ts";
 import { FEATURES, FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
+import { parseListenAddress, startHealthServer } from "../runtime/health.ts";
 import { FILTER_PLUGINS, SCORE_PLUGINS } from "../scheduler/core/plugins.ts";
 import type { ScheduleOptions } from "../scheduler/core/types.ts";
 import { DEFAULT_SEARCH_CACHE_MAX_BYTES } from "../search/serve.ts";
@@ -301,8 +302,63 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
   }, log);
 }
 
+/** Upstream's health flags: `--health-probe-bind-address` (HTTP), older `--bind-address`/`--secure-port` (HTTPS). */
+interface HealthCliFlags {
+  healthProbeBindAddress: string;
+  bindAddress: string;
+  securePort?: number;
+}
+
+function addHealthOptions(cmd: Command, defaultProbe: string): Command {
+  return cmd
+    .option(
+      "--health-probe-bind-address <address>",
+      `serve /healthz, /livez and /readyz over HTTP here (host:port or :port; 0 disables)`,
+      defaultProbe,
+    )
+    .option("--bind-address <ip>", "the address --secure-port listens on", "0.0.0.0")
+    .option(
+      "--secure-port <n>",
+      "also serve the health endpoints over HTTPS (self-signed) on this port",
+      port,
+    );
+}
+
+/** Starts the health endpoints the flags ask for; a port in use is one line naming the flag. */
+async function startHealth(component: string, flags: HealthCliFlags): Promise<Array<() => Promise<void>>> {
+  const servers: Array<{ flag: string; host: string; port: number; secure: boolean }> = [];
+  if (flags.healthProbeBindAddress !== "0") {
+    try {
+      servers.push({
+        flag: "--health-probe-bind-address",
+        ...parseListenAddress(flags.healthProbeBindAddress),
+        secure: false,
+      });
+    } catch (err) {
+      fail(component, new StartupError(`--health-probe-bind-address: ${(err as Error).message}`));
+    }
+  }
+  if (flags.securePort !== undefined) {
+    servers.push({ flag: "--secure-port", host: flags.bindAddress, port: flags.securePort, secure: true });
+  }
+  const stops: Array<() => Promise<void>> = [];
+  for (const s of servers) {
+    try {
+      const running = await startHealthServer(s);
+      stops.push(running.close);
+      process.stdout.write(`karmada ${component}: health probes at ${running.url}/healthz\n`);
+    } catch (err) {
+      const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+      const why = inUse ? "the port is already in use" : (err as Error).message;
+      fail(component, new StartupError(`${s.flag}: cannot listen on ${s.host}:${s.port}: ${why}`));
+    }
+  }
+  return stops;
+}
+
 interface ControllerManagerFlags
   extends LeaderElectionCliFlags,
+    HealthCliFlags,
     ClusterStatusCliFlags,
     FeatureGatesCliFlags,
     FailoverCliFlags {
@@ -392,14 +448,16 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
     // The elector rejects inconsistent durations (lease > renew deadline > 1.2 × retry period).
     fail("controller-manager", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
   }
+  const health = await startHealth("controller-manager", flags);
   process.stdout.write(`karmada controller-manager ${manager.identity} started (${client.server})\n`);
   runUntilSignalled(async () => {
     await manager.stop();
+    for (const stop of health) await stop();
     client.close();
   }, log);
 }
 
-interface SchedulerFlags extends LeaderElectionCliFlags, FeatureGatesCliFlags {
+interface SchedulerFlags extends LeaderElectionCliFlags, FeatureGatesCliFlags, HealthCliFlags {
   plugins?: string[];
   enableEmptyWorkloadPropagation: boolean;
   kubeconfig?: string;
@@ -444,9 +502,11 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   } catch (err) {
     fail("scheduler", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
   }
+  const health = await startHealth("scheduler", flags);
   process.stdout.write(`karmada scheduler ${scheduler.identity} started (${client.server})\n`);
   runUntilSignalled(async () => {
     await scheduler.stop();
+    for (const stop of health) await stop();
     client.close();
   }, log);
 }
@@ -1063,7 +1123,9 @@ export function buildProgram(): Command {
       list,
     );
   addFeatureGatesOption(
-    addFailoverOptions(addClusterStatusOptions(addLeaderElectionOptions(controllerManager))),
+    addFailoverOptions(
+      addClusterStatusOptions(addHealthOptions(addLeaderElectionOptions(controllerManager), ":10357")),
+    ),
   )
     .addOption(
       durationOption("--cluster-monitor-period <duration>", "how often cluster leases are checked", "5s"),
@@ -1092,7 +1154,7 @@ export function buildProgram(): Command {
       "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
     )
     .option("--context <name>", "kubeconfig context to use");
-  addFeatureGatesOption(addLeaderElectionOptions(scheduler))
+  addFeatureGatesOption(addHealthOptions(addLeaderElectionOptions(scheduler), ":10351"))
     .option(
       "--plugins <names>",
       "scheduler plugins: * for all, Name to enable, -Name to disable (e.g. *,-ClusterLocality)",

@@ -26,6 +26,8 @@ const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 interface Replica {
   proc: ChildProcess;
   identity: Promise<string>;
+  /** The probe URLs it printed (HTTP, then HTTPS). */
+  probes: Promise<string[]>;
   exited: Promise<unknown>;
 }
 
@@ -62,6 +64,10 @@ describe("karmada controller-manager with leader election", () => {
         "300ms",
         "--log-level",
         "error",
+        // Several replicas on one host: each its own probe port.
+        "--health-probe-bind-address=127.0.0.1:0",
+        "--secure-port=0",
+        "--bind-address=127.0.0.1",
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -74,6 +80,15 @@ describe("karmada controller-manager with leader election", () => {
       identity: eventually(
         async () => /controller-manager (\S+) started/.exec(out)?.[1],
         "the replica's identity",
+        200,
+        50,
+      ),
+      probes: eventually(
+        async () => {
+          const urls = [...out.matchAll(/health probes at (\S+)/g)].map((m) => m[1]!);
+          return urls.length === 2 ? urls : undefined;
+        },
+        "the replica's probe URLs",
         200,
         50,
       ),
@@ -130,6 +145,16 @@ describe("karmada controller-manager with leader election", () => {
     const b = startReplica();
     const ids = [await a.identity, await b.identity];
     expect(ids[0]).not.toBe(ids[1]);
+    // Each answers its probes, leader or standby: over HTTP, and over HTTPS (self-signed) on --secure-port.
+    for (const r of [a, b]) {
+      const [plain, secure] = await r.probes;
+      expect(plain).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/healthz$/);
+      expect(secure).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/healthz$/);
+      const res = await fetch(plain!);
+      expect([res.status, await res.text()]).toEqual([200, "ok"]);
+      const ready = await fetch(plain!.replace("/healthz", "/readyz"));
+      expect(ready.status).toBe(200);
+    }
     const first = await eventually(holder, "a leader", 200, 50);
     expect(ids).toContain(first);
 
