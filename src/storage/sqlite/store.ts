@@ -129,7 +129,9 @@ export class SqliteStore implements Store {
     } catch (err) {
       db.close();
       if (err instanceof Database.SqliteError && err.code.startsWith("SQLITE_BUSY")) {
-        throw new Error(`sqlite store ${path} is locked: another process has it open`);
+        throw new Error(
+          `sqlite store ${path} is locked: another process has it open (one process at a time serves a SQLite store: stop it first)`,
+        );
       }
       throw err;
     }
