@@ -1,6 +1,7 @@
 /**
- * A throwaway single-member etcd on loopback, for tests and measurements: free ports, a
- * temporary data directory, and a stop that always kills the process.
+ * Throwaway etcds on loopback, for tests and measurements: a single member, or a cluster of
+ * several (each its own process, ports and data directory); free ports, temporary data, and
+ * a stop that always kills the process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -25,6 +26,8 @@ export interface LocalEtcd {
   endpoint: string;
   /** Stops the process and keeps its data; `start()` brings it back on the same ports. */
   stop(): Promise<void>;
+  /** Kills the process at once (SIGKILL), as a lost machine would; its data stays. */
+  kill(): Promise<void>;
   start(): Promise<void>;
   /** Stops the process and removes its data. */
   destroy(): Promise<void>;
@@ -50,13 +53,22 @@ export async function startLocalEtcd(options: LocalEtcdOptions = {}): Promise<Lo
   throw lastError;
 }
 
+/** Where one member of a cluster lives, and the whole cluster's `--initial-cluster`. */
+interface Membership {
+  name: string;
+  initialCluster: string;
+}
+
 class LocalEtcdProcess implements LocalEtcd {
   readonly endpoint: string;
+  readonly peerUrl: string;
+  #membership: Membership | undefined;
   #options: LocalEtcdOptions;
   #dir: string;
   #clientPort: number;
   #peerPort: number;
   #child: ChildProcess | undefined;
+  #failure: Error | undefined;
   #exited: Promise<void> = Promise.resolve();
   #killOnExit = (): void => {
     this.#child?.kill("SIGKILL");
@@ -68,20 +80,29 @@ class LocalEtcdProcess implements LocalEtcd {
     this.#clientPort = clientPort;
     this.#peerPort = peerPort;
     this.endpoint = `127.0.0.1:${clientPort}`;
+    this.peerUrl = `http://127.0.0.1:${peerPort}`;
   }
 
-  async start(): Promise<void> {
+  /** Makes this process one member of a cluster (before its first start). */
+  joinCluster(membership: Membership): void {
+    this.#membership = membership;
+  }
+
+  /** Spawns the process without waiting for it to be healthy (a cluster's members wait for each other). */
+  spawn(): void {
     const scheme = this.#options.tls ? "https" : "http";
     const clientUrl = `${scheme}://127.0.0.1:${this.#clientPort}`;
-    const peerUrl = `http://127.0.0.1:${this.#peerPort}`;
+    const peerUrl = this.peerUrl;
+    const name = this.#membership?.name ?? "local";
     const args = [
-      "--name=local",
+      `--name=${name}`,
       `--data-dir=${join(this.#dir, "data")}`,
       `--listen-client-urls=${clientUrl}`,
       `--advertise-client-urls=${clientUrl}`,
       `--listen-peer-urls=${peerUrl}`,
       `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=local=${peerUrl}`,
+      `--initial-cluster=${this.#membership?.initialCluster ?? `local=${peerUrl}`}`,
+      ...(this.#membership ? ["--initial-cluster-token=karmada-ts-test", "--initial-cluster-state=new"] : []),
       "--logger=zap",
       "--log-outputs=stderr",
       ...(this.#options.tls
@@ -100,19 +121,39 @@ class LocalEtcdProcess implements LocalEtcd {
     this.#child = child;
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
     process.once("exit", this.#killOnExit);
-    let failure: Error | undefined;
-    child.once("error", (err) => {
-      failure = err;
-    });
     child.once("exit", (code, signal) => {
-      failure ??= new Error(`etcd exited (${signal ?? code}): ${this.#logTail()}`);
+      this.#failure ??= new Error(`etcd exited (${signal ?? code}): ${this.#logTail()}`);
     });
-    for (let i = 0; i < 200; i++) {
-      if (failure) throw failure;
+    child.once("error", (err) => {
+      this.#failure = err;
+    });
+  }
+
+  /** Waits until the member answers /health (in a cluster: once a quorum has formed). */
+  async waitHealthy(): Promise<void> {
+    for (let i = 0; i < 300; i++) {
+      if (this.#failure) throw this.#failure;
       if (await this.#healthy()) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`etcd did not become healthy: ${this.#logTail()}`);
+  }
+
+  async start(): Promise<void> {
+    this.#failure = undefined;
+    this.spawn();
+    await this.waitHealthy();
+  }
+
+  async kill(): Promise<void> {
+    const child = this.#child;
+    if (!child) return;
+    this.#child = undefined;
+    process.removeListener("exit", this.#killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await this.#exited;
+    }
   }
 
   async stop(): Promise<void> {
@@ -170,6 +211,34 @@ class LocalEtcdProcess implements LocalEtcd {
       return "(no log)";
     }
   }
+}
+
+/**
+ * A cluster of `size` etcd members on loopback (each its own process and data), started
+ * together so they form a quorum; `members[i].kill()` loses one as a machine would.
+ */
+export async function startLocalEtcdCluster(
+  size: number,
+  options: LocalEtcdOptions = {},
+): Promise<{ members: LocalEtcd[]; endpoints: string[]; destroy(): Promise<void> }> {
+  const members: LocalEtcdProcess[] = [];
+  for (let i = 0; i < size; i++) {
+    const dir = mkdtempSync(join(tmpdir(), `karmada-etcd-${i}-`));
+    members.push(new LocalEtcdProcess(options, dir, await freePort(), await freePort()));
+  }
+  const initialCluster = members.map((m, i) => `m${i}=${m.peerUrl}`).join(",");
+  members.forEach((m, i) => m.joinCluster({ name: `m${i}`, initialCluster }));
+  const destroy = async (): Promise<void> => {
+    for (const m of members) await m.destroy();
+  };
+  try {
+    for (const m of members) m.spawn();
+    for (const m of members) await m.waitHealthy();
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  return { members, endpoints: members.map((m) => m.endpoint), destroy };
 }
 
 /** A port nothing listens on right now. */
