@@ -127,12 +127,29 @@ export interface ControllerManagerOptions {
   alwaysOn?: (ctx: ControllerContext) => Controller[];
   /** Freeze informer caches (tests). */
   freezeCaches?: boolean;
+  /** How long the controllers wait for their caches to list before starting anyway (default 2 minutes). */
+  cacheSyncTimeoutMs?: number;
 }
 
 export interface RunningControllerManager {
   readonly running: RunningController[];
   readonly informers: InformerFactory;
   stop(): void;
+}
+
+/** controller-runtime's default CacheSyncTimeout. */
+export const CACHE_SYNC_TIMEOUT_MS = 120_000;
+
+async function cachesSynced(informers: InformerFactory, timeoutMs: number, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    timer.unref();
+  });
+  const result = await Promise.race([informers.waitForSync(), timedOut]);
+  clearTimeout(timer);
+  if (result === "timeout")
+    log.warn("caches did not sync in time; the controllers start anyway", { timeoutMs });
 }
 
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllerManager {
@@ -156,12 +173,16 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   const closeInterpreter = configureInterpreter(informers, ctx.interpreter, opts.log);
   const flags = opts.controllers ?? ["*"];
   const always = opts.alwaysOn ?? (opts.registry ? undefined : alwaysOn);
-  const running = [
+  const made = [
     ...(always?.(ctx) ?? []),
     ...Object.entries(opts.registry ?? controllers)
       .filter(([name]) => isControllerEnabled(name, flags))
       .flatMap(([, make]) => make(ctx)),
-  ].map((c) => runController(c, { log: opts.log }));
+  ];
+  // Every cache the controllers made lists before any of them reconciles (bounded, so one
+  // kind the server does not serve cannot hold everything back for good).
+  const ready = cachesSynced(informers, opts.cacheSyncTimeoutMs ?? CACHE_SYNC_TIMEOUT_MS, opts.log);
+  const running = made.map((c) => runController(c, { log: opts.log, ready }));
   informers.start();
   return {
     running,

@@ -58,7 +58,16 @@ export function generationChanged(old: StoredObject, obj: StoredObject): boolean
   return old.metadata.generation !== obj.metadata.generation;
 }
 
-export function runController(c: Controller, deps: { log?: Logger } = {}): RunningController {
+/**
+ * Runs a controller. With `ready`, keys are collected at once but reconciled only once it
+ * resolves (controller-runtime's WaitForCacheSync): a reconcile must not act on caches that
+ * have not listed yet, or it would take "not listed" for "not there" (a scheduler that sees
+ * no clusters clears a binding's placement).
+ */
+export function runController(
+  c: Controller,
+  deps: { log?: Logger; ready?: Promise<void> } = {},
+): RunningController {
   const log = (deps.log ?? silentLogger).child({ controller: c.name });
   const abort = new AbortController();
   const queue = new WorkQueue(
@@ -68,6 +77,7 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
     },
     {
       workers: c.workers ?? 1,
+      paused: deps.ready !== undefined,
       baseDelayMs: 5,
       maxDelayMs: 60_000,
       onError: (key, err, attempt) => {
@@ -85,6 +95,7 @@ export function runController(c: Controller, deps: { log?: Logger } = {}): Runni
       },
     },
   );
+  void deps.ready?.then(() => queue.resume());
   const removers: Array<() => void> = [];
   const enqueueObject = (obj: StoredObject): void => queue.add(objectKey(obj));
   if (c.for)

@@ -165,3 +165,25 @@ describe("WorkQueue", () => {
     expect(seen).toEqual(["k0", "k1", "k2"]);
   });
 });
+
+describe("a paused queue", () => {
+  it("collects keys without processing them until resumed", async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue(
+      (key) => {
+        seen.push(key);
+        return undefined;
+      },
+      { paused: true },
+    );
+    q.add("a");
+    q.add("b");
+    q.add("a");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toEqual([]);
+    q.resume();
+    await q.idle();
+    expect(seen).toEqual(["a", "b"]);
+    q.stop();
+  });
+});

@@ -14,6 +14,8 @@ export interface QueueOptions {
   maxDelayMs?: number;
   /** Called when processing throws; the key is retried unless `retry` returns false. */
   onError?: (key: string, err: unknown, attempt: number) => boolean | undefined;
+  /** Keys are collected but not processed until `resume()` (e.g. until caches have synced). */
+  paused?: boolean;
 }
 
 export type RequeueResult = undefined | { requeueAfterMs: number };
@@ -30,6 +32,7 @@ export class WorkQueue {
   #idleWaiters: Array<() => void> = [];
   #running = 0;
   #stopped = false;
+  #paused = false;
   #workers: number;
   #base: number;
   #max: number;
@@ -45,6 +48,13 @@ export class WorkQueue {
     this.#base = opts.baseDelayMs ?? 5;
     this.#max = opts.maxDelayMs ?? 60_000;
     this.#onError = opts.onError;
+    this.#paused = opts.paused === true;
+  }
+
+  /** Starts processing the keys collected while paused. */
+  resume(): void {
+    this.#paused = false;
+    this.#pump();
   }
 
   add(key: string): void {
@@ -131,7 +141,7 @@ export class WorkQueue {
   }
 
   #pump(): void {
-    while (!this.#stopped && this.#running < this.#workers && this.length > 0) {
+    while (!this.#stopped && !this.#paused && this.#running < this.#workers && this.length > 0) {
       const key = this.#queue[this.#head++]!;
       if (this.#head === this.#queue.length) {
         this.#queue = [];
