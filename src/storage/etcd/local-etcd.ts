@@ -221,24 +221,32 @@ export async function startLocalEtcdCluster(
   size: number,
   options: LocalEtcdOptions = {},
 ): Promise<{ members: LocalEtcd[]; endpoints: string[]; destroy(): Promise<void> }> {
-  const members: LocalEtcdProcess[] = [];
-  for (let i = 0; i < size; i++) {
-    const dir = mkdtempSync(join(tmpdir(), `karmada-etcd-${i}-`));
-    members.push(new LocalEtcdProcess(options, dir, await freePort(), await freePort()));
+  let lastError: unknown;
+  // Free ports are found by binding and releasing them; another process can take one in between.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const ports = new Set<number>();
+    while (ports.size < size * 2) ports.add(await freePort());
+    const [...free] = ports;
+    const members: LocalEtcdProcess[] = [];
+    for (let i = 0; i < size; i++) {
+      const dir = mkdtempSync(join(tmpdir(), `karmada-etcd-${i}-`));
+      members.push(new LocalEtcdProcess(options, dir, free[2 * i]!, free[2 * i + 1]!));
+    }
+    const initialCluster = members.map((m, i) => `m${i}=${m.peerUrl}`).join(",");
+    members.forEach((m, i) => m.joinCluster({ name: `m${i}`, initialCluster }));
+    const destroy = async (): Promise<void> => {
+      for (const m of members) await m.destroy();
+    };
+    try {
+      for (const m of members) m.spawn();
+      for (const m of members) await m.waitHealthy();
+      return { members, endpoints: members.map((m) => m.endpoint), destroy };
+    } catch (err) {
+      lastError = err;
+      await destroy();
+    }
   }
-  const initialCluster = members.map((m, i) => `m${i}=${m.peerUrl}`).join(",");
-  members.forEach((m, i) => m.joinCluster({ name: `m${i}`, initialCluster }));
-  const destroy = async (): Promise<void> => {
-    for (const m of members) await m.destroy();
-  };
-  try {
-    for (const m of members) m.spawn();
-    for (const m of members) await m.waitHealthy();
-  } catch (err) {
-    await destroy();
-    throw err;
-  }
-  return { members, endpoints: members.map((m) => m.endpoint), destroy };
+  throw lastError;
 }
 
 /** A port nothing listens on right now. */
