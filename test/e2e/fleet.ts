@@ -4,7 +4,7 @@
  * temporary directory, removed again by `stop()`.
  */
 import { createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,10 +31,13 @@ export async function startTestFleet(
     features?: FeatureGates;
     controllerOptions?: Partial<ControllerOptions>;
     memberStages?: string;
+    /** A data directory to start from (copied): a fleet written by an earlier release. */
+    seed?: string;
   } = {},
 ): Promise<TestFleet> {
   const dir = await mkdtemp(join(tmpdir(), `karmada-ts-${name}-`));
   try {
+    if (opts.seed) await cp(opts.seed, join(dir, "data"), { recursive: true });
     const up = await runUp(
       {
         dataDir: join(dir, "data"),
