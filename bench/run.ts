@@ -18,6 +18,7 @@ import { openStore } from "../src/storage/open.ts";
 import type { Store } from "../src/storage/store.ts";
 import { type FailoverConfig, failoverBench } from "./failover.ts";
 import { type FleetConfig, fleetBench } from "./fleet.ts";
+import { haBench } from "./ha.ts";
 import { benchInterpreter } from "./interpreter.ts";
 import {
   configMap,
@@ -520,6 +521,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     failures += await failoverBench(cfg, row);
     failures += await securityBench(cfg, row);
     failures += await searchBench(cfg, row);
+    failures += await haBench(cfg, row);
     try {
       await worksMemory(cfg, tmp);
     } catch (err) {
