@@ -81,10 +81,13 @@ async function topologyRows(cfg: HaConfig, row: Row): Promise<void> {
     const single = await createRate([one], cfg, "one").finally(() => one.close());
     const a = await apiServerOn(url("/two"));
     const b = await apiServerOn(url("/two"));
-    const double = await createRate([a, b], cfg, "two").finally(async () => {
+    let double: number;
+    try {
+      double = await createRate([a, b], cfg, "two");
+    } finally {
       await a.close();
       await b.close();
-    });
+    }
     row(
       "15 ha",
       "etcd x3",

@@ -233,7 +233,7 @@ export async function startLocalEtcdCluster(
       members.push(new LocalEtcdProcess(options, dir, free[2 * i]!, free[2 * i + 1]!));
     }
     const initialCluster = members.map((m, i) => `m${i}=${m.peerUrl}`).join(",");
-    members.forEach((m, i) => m.joinCluster({ name: `m${i}`, initialCluster }));
+    for (const [i, m] of members.entries()) m.joinCluster({ name: `m${i}`, initialCluster });
     const destroy = async (): Promise<void> => {
       for (const m of members) await m.destroy();
     };
