@@ -2,7 +2,10 @@
  * Section 15, production topology (issue H):
  * - creates per second through two API servers on one three-member etcd, against one API
  *   server on the same etcd (the same creates, split between the two);
- * - snapshot save and restore rates (SQLite to etcd).
+ * - snapshot save and restore rates (SQLite to etcd);
+ * - failover: from the SIGKILL of the node whose controller manager leads (its API server,
+ *   controller manager, scheduler and etcd member) to the next binding scheduled and the next
+ *   Work applied on a member, with a 3 s lease (test/e2e/ha-nodes.ts starts the nodes).
  * API servers run in this process with plain HTTP (`--insecure`-style) so that only the store
  * topology differs; each has its own load process.
  */
@@ -12,10 +15,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHttpServer } from "../src/apiserver/http.ts";
 import { ApiServer } from "../src/apiserver/server.ts";
+import { RESOURCES } from "../src/client/client.ts";
+import { KARMADA } from "../src/karmada/resources.ts";
 import { silentLogger } from "../src/log.ts";
 import { ETCD_BINARY, startLocalEtcdCluster } from "../src/storage/etcd/local-etcd.ts";
 import { openStore } from "../src/storage/open.ts";
 import { restoreSnapshot, saveSnapshot } from "../src/storage/snapshot.ts";
+import { startHaFleet } from "../test/e2e/ha-nodes.ts";
 import { configMap, handle, LoadClient, name, pool } from "./load.ts";
 import { fmt, type Row } from "./table.ts";
 
@@ -161,6 +167,85 @@ async function snapshotRows(row: Row): Promise<void> {
   }
 }
 
+async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const workload = (name: string) => [
+  {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, namespace: "default" },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: "app", image: "nginx" }] },
+      },
+    },
+  },
+  {
+    apiVersion: "policy.karmada.io/v1alpha1",
+    kind: "PropagationPolicy",
+    metadata: { name, namespace: "default" },
+    spec: {
+      resourceSelectors: [{ apiVersion: "apps/v1", kind: "Deployment", name }],
+      placement: { clusterAffinity: { clusterNames: ["member1"] } },
+    },
+  },
+];
+
+async function failoverRows(row: Row): Promise<void> {
+  const fleet = await startHaFleet();
+  try {
+    const first = fleet.nodes[0]!.client;
+    const [d0, p0] = workload("before");
+    await first.create(RESOURCES.deployments, d0!);
+    await first.create(KARMADA.propagationPolicies, p0!);
+    const member = fleet.members[0]!;
+    await until(() => member.client.get(RESOURCES.deployments, "default", "before"), 120_000);
+    const lease = await first.get(RESOURCES.leases, "karmada-system", "karmada-controller-manager");
+    const holder = (lease.spec as { holderIdentity?: string }).holderIdentity;
+    const lost = fleet.nodes.find((n) => n.controllerManager === holder)!;
+    const survivor = fleet.nodes.find((n) => n !== lost)!.client;
+    const killed = performance.now();
+    await fleet.loseNode(lost);
+    const [d1, p1] = workload("after");
+    await until(() => survivor.create(RESOURCES.deployments, d1!), 60_000);
+    await until(() => survivor.create(KARMADA.propagationPolicies, p1!), 60_000);
+    await until(async () => {
+      const rb = await survivor.get(KARMADA.resourceBindings, "default", "after-deployment");
+      return ((rb.spec as { clusters?: unknown[] }).clusters ?? []).length > 0;
+    }, 120_000);
+    const scheduled = performance.now() - killed;
+    await until(() => member.client.get(RESOURCES.deployments, "default", "after"), 120_000);
+    const applied = performance.now() - killed;
+    row(
+      "15 ha",
+      "etcd x3",
+      "failover: next binding scheduled",
+      `${fmt(scheduled)} ms`,
+      "from the SIGKILL of the leading node (API server, controller manager, scheduler, etcd member); lease 3 s",
+    );
+    row(
+      "15 ha",
+      "etcd x3",
+      "failover: next Work applied",
+      `${fmt(applied)} ms`,
+      "from the same SIGKILL to the new workload on its member",
+    );
+  } finally {
+    await fleet.stop();
+  }
+}
+
 export async function haBench(cfg: HaConfig, row: Row): Promise<number> {
   let failures = 0;
   if (existsSync(ETCD_BINARY)) {
@@ -172,6 +257,14 @@ export async function haBench(cfg: HaConfig, row: Row): Promise<number> {
     }
   } else {
     row("15 ha", "etcd x3", "creates", "skipped", `no ${ETCD_BINARY}`);
+  }
+  if (existsSync(ETCD_BINARY)) {
+    try {
+      await failoverRows(row);
+    } catch (err) {
+      failures++;
+      row("15 ha", "etcd x3", "failover", "failed", (err as Error).message);
+    }
   }
   try {
     await snapshotRows(row);
