@@ -4,9 +4,9 @@
  * resync periodically. One informer per (resource, namespace, selectors) via the factory.
  */
 import type { StoredObject } from "../api/meta.ts";
-import type { Client, ResourceRef, WatchEvent, WatchHandle } from "../client/client.ts";
+import type { Client, ResourceRef, WatchEvent } from "../client/client.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { isExpired } from "../machinery/errors.ts";
+import { ListWatchLoop } from "./list-watch.ts";
 
 export interface EventHandlers {
   onAdd?(obj: StoredObject): void;
@@ -58,12 +58,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const LIST_PAGE = 500;
-const MAX_BACKOFF_MS = 30_000;
-
 export class Informer {
   readonly resource: ResourceRef;
-  #client: Client;
   #opts: InformerOptions;
   #log: Logger;
   #items = new Map<string, StoredObject>();
@@ -73,25 +69,41 @@ export class Informer {
   #resourceVersion = "";
   #synced = false;
   #syncWaiters: Array<() => void> = [];
-  #stopped = true;
-  #watch: WatchHandle | undefined;
+  #loop: ListWatchLoop;
   #resyncTimer: NodeJS.Timeout | undefined;
-  #backoffTimer: NodeJS.Timeout | undefined;
-  #wake: (() => void) | undefined;
 
   constructor(client: Client, resource: ResourceRef, opts: InformerOptions = {}) {
-    this.#client = client;
     this.resource = resource;
     this.#opts = opts;
     this.#log = (opts.log ?? silentLogger).child({ resource: resource.resource, group: resource.group });
     for (const [name, fn] of Object.entries(opts.indexers ?? {})) this.addIndexer(name, fn);
+    this.#loop = new ListWatchLoop(
+      {
+        client,
+        resource,
+        ...(opts.namespace ? { namespace: opts.namespace } : {}),
+        ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
+        ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
+        ...(opts.watchTimeoutSeconds !== undefined ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
+      },
+      {
+        replace: (items, revision) => this.#replace(items, revision),
+        apply: (e) => this.#handle(e) !== "expired",
+        resourceVersion: () => this.#resourceVersion,
+      },
+      {
+        log: this.#log,
+        failureMessage: "list/watch failed, retrying",
+        baseBackoffMs: 100,
+        maxBackoffExponent: 10,
+      },
+    );
   }
 
   /** Starts listing and watching; idempotent. */
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    void this.#run();
+    if (!this.#loop.stopped) return;
+    this.#loop.start();
     const resync = this.#opts.resyncMs ?? 0;
     if (resync > 0) {
       this.#resyncTimer = setInterval(() => {
@@ -102,11 +114,8 @@ export class Informer {
   }
 
   stop(): void {
-    this.#stopped = true;
-    this.#watch?.stop();
+    this.#loop.stop();
     if (this.#resyncTimer) clearInterval(this.#resyncTimer);
-    if (this.#backoffTimer) clearTimeout(this.#backoffTimer);
-    this.#wake?.();
   }
 
   hasSynced(): boolean {
@@ -162,55 +171,10 @@ export class Informer {
     return [...keys].map((k) => this.#items.get(k)!).filter(Boolean);
   }
 
-  async #run(): Promise<void> {
-    let relist = true;
-    let failures = 0;
-    while (!this.#stopped) {
-      try {
-        if (relist) {
-          await this.#list();
-          relist = false;
-        }
-        const expired = await this.#watchOnce();
-        if (expired) relist = true;
-        failures = 0;
-      } catch (err) {
-        if (this.#stopped) return;
-        if (isExpired(err)) {
-          relist = true;
-          continue;
-        }
-        failures++;
-        this.#log.warn("list/watch failed, retrying", { err: (err as Error).message, failures });
-        await this.#sleep(Math.min(MAX_BACKOFF_MS, 100 * 2 ** Math.min(failures, 10)));
-      }
-    }
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.#wake = resolve;
-      this.#backoffTimer = setTimeout(resolve, ms);
-      this.#backoffTimer.unref();
-    });
-  }
-
-  async #list(): Promise<void> {
+  /** A full list: the cache becomes exactly these objects, handlers told what changed. */
+  #replace(items: StoredObject[], revision: string): void {
     const fresh = new Map<string, StoredObject>();
-    let cont: string | undefined;
-    let revision = "";
-    do {
-      const page = await this.#client.list(this.resource, this.#opts.namespace, {
-        limit: LIST_PAGE,
-        ...(cont ? { continue: cont } : {}),
-        ...(this.#opts.labelSelector ? { labelSelector: this.#opts.labelSelector } : {}),
-        ...(this.#opts.fieldSelector ? { fieldSelector: this.#opts.fieldSelector } : {}),
-      });
-      for (const item of page.items) fresh.set(objectKey(item), this.#own(item));
-      revision = page.metadata.resourceVersion ?? revision;
-      cont = page.metadata.continue;
-    } while (cont && !this.#stopped);
-    // Replace the cache, telling handlers what changed since the last list.
+    for (const item of items) fresh.set(objectKey(item), this.#own(item));
     for (const [key, old] of this.#items) {
       if (!fresh.has(key)) this.#remove(key, old);
     }
@@ -222,35 +186,6 @@ export class Informer {
       this.#syncWaiters = [];
       for (const w of waiters) w();
     }
-  }
-
-  /** Watches from the cache's revision until the stream ends; true when history expired (relist). */
-  async #watchOnce(): Promise<boolean> {
-    let expired = false;
-    const handle = this.#client.watch(
-      this.resource,
-      this.#opts.namespace,
-      {
-        resourceVersion: this.#resourceVersion,
-        allowWatchBookmarks: true,
-        timeoutSeconds: this.#opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
-        ...(this.#opts.labelSelector ? { labelSelector: this.#opts.labelSelector } : {}),
-        ...(this.#opts.fieldSelector ? { fieldSelector: this.#opts.fieldSelector } : {}),
-      },
-      (e) => {
-        if (this.#handle(e) === "expired") {
-          expired = true;
-          handle.stop();
-        }
-      },
-    );
-    this.#watch = handle;
-    try {
-      await handle.done;
-    } finally {
-      this.#watch = undefined;
-    }
-    return expired;
   }
 
   #handle(e: WatchEvent): "expired" | undefined {

@@ -7,16 +7,15 @@
  * then a concatenation of texts, with no decoding at all.
  */
 import type { StoredObject } from "../api/meta.ts";
-import type { Client, ResourceRef, WatchEvent, WatchHandle } from "../client/client.ts";
+import type { Client, ResourceRef, WatchEvent } from "../client/client.ts";
 import type { Logger } from "../log.ts";
-import { expired, isExpired } from "../machinery/errors.ts";
+import { expired } from "../machinery/errors.ts";
+import { ListWatchLoop } from "../runtime/list-watch.ts";
 
 export const CACHED_FROM_CLUSTER = "resource.karmada.io/cached-from-cluster";
 
 /** What one cached object costs beyond its text: the entry, its key and map slot (an estimate). */
 const ENTRY_OVERHEAD_BYTES = 160;
-const LIST_PAGE = 500;
-const MAX_BACKOFF_MS = 30_000;
 /** Events kept so that a watch may resume from a recent resourceVersion. */
 const HISTORY_EVENTS = 1000;
 
@@ -142,32 +141,38 @@ export class ResourceCache {
   #watchers = new Set<CacheWatcher>();
   #synced = false;
   #syncWaiters: Array<() => void> = [];
-  #stopped = true;
   #overflowed = false;
-  #watch: WatchHandle | undefined;
-  #backoff: { timer: NodeJS.Timeout; wake: () => void } | undefined;
+  #loop: ListWatchLoop;
 
   constructor(opts: ResourceCacheOptions) {
     this.cluster = opts.cluster;
     this.resource = opts.resource;
     this.namespaces = opts.namespaces;
     this.#opts = opts;
+    const namespace = this.#memberNamespace();
+    this.#loop = new ListWatchLoop(
+      { client: opts.client, resource: opts.resource, ...(namespace ? { namespace } : {}) },
+      {
+        replace: (items, revision) => this.#replace(items, revision),
+        apply: (e) => this.#apply(e),
+        resourceVersion: () => this.#rv,
+      },
+      {
+        log: opts.log,
+        failureMessage: "search cache list/watch failed, retrying",
+        baseBackoffMs: 200,
+        maxBackoffExponent: 8,
+      },
+    );
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    void this.#run();
+    this.#loop.start();
   }
 
   /** Stops feeding, ends every watch and frees what the cache held. */
   stop(): void {
-    this.#stopped = true;
-    this.#watch?.stop();
-    if (this.#backoff) {
-      clearTimeout(this.#backoff.timer);
-      this.#backoff.wake();
-    }
+    this.#loop.stop();
     this.#closeWatchers();
     this.#clear();
   }
@@ -244,67 +249,19 @@ export class ResourceCache {
     return stop;
   }
 
-  async #run(): Promise<void> {
-    let relist = true;
-    let failures = 0;
-    while (!this.#stopped) {
-      try {
-        if (relist) {
-          await this.#list();
-          relist = false;
-          // Stopped while listing (by its owner, or the budget ran out): no watch to start.
-          if (this.#stopped) return;
-        }
-        relist = await this.#watchOnce();
-        failures = 0;
-      } catch (err) {
-        if (this.#stopped) return;
-        if (isExpired(err)) {
-          relist = true;
-          continue;
-        }
-        failures++;
-        this.#opts.log.warn("search cache list/watch failed, retrying", {
-          err: (err as Error).message,
-          failures,
-        });
-        await this.#sleep(Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(failures, 8)));
-      }
-    }
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      timer.unref();
-      this.#backoff = { timer, wake: resolve };
-    });
-  }
-
   /** The member namespace to list and watch: one named namespace is read alone, several are filtered here. */
   #memberNamespace(): string | undefined {
     if (!this.resource.namespaced || this.namespaces.size !== 1) return undefined;
     return [...this.namespaces][0];
   }
 
-  async #list(): Promise<void> {
-    const fresh: StoredObject[] = [];
-    let cont: string | undefined;
-    let revision = "";
-    do {
-      const page = await this.#opts.client.list(this.resource, this.#memberNamespace(), {
-        limit: LIST_PAGE,
-        ...(cont ? { continue: cont } : {}),
-      });
-      for (const item of page.items) if (this.covers(item.metadata.namespace)) fresh.push(item);
-      revision = page.metadata.resourceVersion ?? revision;
-      cont = page.metadata.continue;
-    } while (cont && !this.#stopped);
-    if (this.#stopped) return;
+  /** A full list of the member: the cache becomes these objects, with a new history. */
+  #replace(items: StoredObject[], revision: string): void {
     // A relist starts a new history: watchers that followed the old one relist too.
     if (this.#synced) this.#closeWatchers();
     this.#clear();
-    for (const obj of fresh) {
+    for (const obj of items) {
+      if (!this.covers(obj.metadata.namespace)) continue;
       if (!this.#put(obj)) return;
     }
     this.#rv = revision;
@@ -314,34 +271,6 @@ export class ResourceCache {
       this.#synced = true;
       for (const w of this.#syncWaiters.splice(0)) w();
     }
-  }
-
-  /** Watches until the stream ends; true when the member's history expired (relist). */
-  async #watchOnce(): Promise<boolean> {
-    let relist = false;
-    const handle = this.#opts.client.watch(
-      this.resource,
-      this.#memberNamespace(),
-      {
-        resourceVersion: this.#rv,
-        allowWatchBookmarks: true,
-        timeoutSeconds: 300 + Math.floor(Math.random() * 300),
-      },
-      (e) => {
-        if (this.#stopped || relist) return;
-        if (!this.#apply(e)) {
-          relist = true;
-          handle.stop();
-        }
-      },
-    );
-    this.#watch = handle;
-    try {
-      await handle.done;
-    } finally {
-      this.#watch = undefined;
-    }
-    return relist;
   }
 
   /** One member event into the cache; false when the cache must relist (410, an error event). */
