@@ -1,7 +1,8 @@
 /**
  * Conversion between served versions of one stored resource. CRDs use strategy None (only
  * `apiVersion` changes); built-ins that share storage across groups convert field by field:
- * core/v1 Event ↔ events.k8s.io/v1 Event, autoscaling/v2 ↔ autoscaling/v1 HPA.
+ * core/v1 Event ↔ events.k8s.io/v1 Event, autoscaling/v2 ↔ autoscaling/v1 HPA; Karmada's
+ * (Cluster)ResourceBinding v1alpha1 ↔ v1alpha2 as upstream's conversion does it.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import type { ResourceType } from "./resource-type.ts";
@@ -11,6 +12,8 @@ type Converter = (obj: StoredObject, to: string) => StoredObject;
 const converters: Record<string, Converter> = {
   "core/events": convertEvent,
   "autoscaling/horizontalpodautoscalers": convertHpa,
+  "work.karmada.io/resourcebindings": convertBinding,
+  "work.karmada.io/clusterresourcebindings": convertBinding,
 };
 
 export function convertVersion(rt: ResourceType, obj: StoredObject, toApiVersion: string): StoredObject {
@@ -90,6 +93,74 @@ function convertHpa(obj: StoredObject, to: string): StoredObject {
       },
     ];
     delete status.currentCPUUtilizationPercentage;
+  }
+  return out;
+}
+
+const BINDING_V1ALPHA1 = "work.karmada.io/v1alpha1";
+
+/** Keeps the keys whose values are defined. */
+function defined(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+const list = (v: unknown): Array<Record<string, unknown>> =>
+  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => isObject(x)) : [];
+
+/**
+ * Upstream's ConvertBindingSpecToHub/FromHub and ConvertBindingStatusToHub/FromHub: v1alpha1
+ * keeps the replicas and per-replica resources inside `spec.resource` (`replicas`,
+ * `resourcePerReplicas`); v1alpha2 has `spec.replicas` and `spec.replicaRequirements.resourceRequest`.
+ * Only the fields upstream converts cross; the rest of v1alpha2 has no v1alpha1 form.
+ */
+function convertBinding(obj: StoredObject, to: string): StoredObject {
+  if (obj.apiVersion === to) return obj;
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const resource = isObject(spec.resource) ? spec.resource : {};
+  const clusters = list(spec.clusters).map((c) => defined({ name: c.name, replicas: c.replicas }));
+  const status = isObject(obj.status) ? obj.status : undefined;
+  const ref = defined({
+    apiVersion: resource.apiVersion,
+    kind: resource.kind,
+    namespace: resource.namespace,
+    name: resource.name,
+    resourceVersion: resource.resourceVersion,
+  });
+  let nextSpec: Record<string, unknown>;
+  if (to === BINDING_V1ALPHA1) {
+    const requirements = isObject(spec.replicaRequirements) ? spec.replicaRequirements : {};
+    nextSpec = defined({
+      resource: defined({
+        ...ref,
+        resourcePerReplicas: requirements.resourceRequest,
+        replicas: spec.replicas,
+      }),
+      clusters: clusters.length > 0 ? clusters : undefined,
+    });
+  } else {
+    nextSpec = defined({
+      resource: ref,
+      replicaRequirements: resource.resourcePerReplicas
+        ? { resourceRequest: resource.resourcePerReplicas }
+        : undefined,
+      replicas: resource.replicas,
+      clusters: clusters.length > 0 ? clusters : undefined,
+    });
+  }
+  const out: StoredObject = { ...obj, apiVersion: to, spec: nextSpec };
+  if (status) {
+    const items = list(status.aggregatedStatus).map((a) =>
+      defined({
+        clusterName: a.clusterName,
+        status: a.status,
+        applied: a.applied,
+        appliedMessage: a.appliedMessage,
+      }),
+    );
+    out.status = defined({
+      conditions: status.conditions,
+      aggregatedStatus: items.length > 0 ? items : undefined,
+    });
   }
   return out;
 }
