@@ -32,7 +32,7 @@ export interface HttpExtension {
 }
 
 /** The user a request acts as: the sender, or whom it impersonates when the sender may. */
-export function actingUser(ext: ExtensionRequest, authorizer: Authorizer | undefined): UserInfo {
+function actingUser(ext: ExtensionRequest, authorizer: Authorizer | undefined): UserInfo {
   return wantsImpersonation(ext.headers) ? impersonatedUser(ext.headers, ext.user, authorizer) : ext.user;
 }
 
@@ -58,12 +58,21 @@ export function connectVerb(method: string): string {
   }
 }
 
-/** Authorizes a connect to `<resource>/<name>/<subresource>` for `user`, throwing the 403. */
-export function authorizeConnect(
+/** What a connect request is about, as RBAC sees it: `<resource>/<name>/<subresource>` in a group. */
+export interface ConnectTarget {
+  group: string;
+  version: string;
+  resource: string;
+  name: string;
+  subresource: string;
+}
+
+/** Authorizes a connect to `target` for `user`, throwing the 403. */
+function authorizeConnect(
   authorizer: Authorizer | undefined,
   user: UserInfo,
   method: string,
-  target: { group: string; version: string; resource: string; name: string; subresource: string },
+  target: ConnectTarget,
 ): void {
   const attrs: Attributes = {
     kind: "resource",
@@ -80,7 +89,30 @@ export function authorizeConnect(
 }
 
 /** A thrown ApiError as its Status response; anything else is rethrown. */
-export function errorResponse(err: unknown): ApiResponse {
+function errorResponse(err: unknown): ApiResponse {
   if (!(err instanceof ApiError)) throw err;
   return { status: err.status.code, headers: { "Content-Type": "application/json" }, body: err.status };
+}
+
+/**
+ * Serves a connect request as every extension does: as the user it acts as (impersonation
+ * applied), authorized on `target`; an ApiError is answered as its Status, or the connection
+ * is cut when a streamed answer had already begun.
+ */
+export async function serveConnect(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ext: ExtensionRequest,
+  authorizer: Authorizer | undefined,
+  target: ConnectTarget,
+  serve: (user: UserInfo) => Promise<void>,
+): Promise<void> {
+  try {
+    const user = actingUser(ext, authorizer);
+    authorizeConnect(authorizer, user, req.method ?? "GET", target);
+    await serve(user);
+  } catch (err) {
+    if (res.headersSent) res.destroy();
+    else await ext.respond(errorResponse(err));
+  }
 }

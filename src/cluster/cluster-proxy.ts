@@ -8,13 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authorizer } from "../apiserver/authz/authorizer.ts";
-import {
-  actingUser,
-  authorizeConnect,
-  type ExtensionRequest,
-  errorResponse,
-  type HttpExtension,
-} from "../apiserver/extensions.ts";
+import { type ExtensionRequest, type HttpExtension, serveConnect } from "../apiserver/extensions.ts";
 import { forwardToMember, type MemberProxies } from "./member-proxy.ts";
 
 const PREFIX = "/apis/cluster.karmada.io/v1alpha1/clusters/";
@@ -43,23 +37,22 @@ export function clusterProxy(deps: {
       const target = parseClusterProxyPath(ext.url.pathname);
       if (!target) return false;
       const method = req.method ?? "GET";
-      try {
-        if (!METHODS.has(method)) {
-          await ext.respond({
-            status: 405,
-            headers: { "Content-Type": "text/plain" },
-            text: `${method} is not supported on clusters/proxy\n`,
-          });
-          return true;
-        }
-        const user = actingUser(ext, deps.authorizer());
-        authorizeConnect(deps.authorizer(), user, method, {
-          group: "cluster.karmada.io",
-          version: "v1alpha1",
-          resource: "clusters",
-          name: target.cluster,
-          subresource: "proxy",
+      if (!METHODS.has(method)) {
+        await ext.respond({
+          status: 405,
+          headers: { "Content-Type": "text/plain" },
+          text: `${method} is not supported on clusters/proxy\n`,
         });
+        return true;
+      }
+      const rbac = {
+        group: "cluster.karmada.io",
+        version: "v1alpha1",
+        resource: "clusters",
+        name: target.cluster,
+        subresource: "proxy",
+      };
+      await serveConnect(req, res, ext, deps.authorizer(), rbac, async (user) => {
         const client = await deps.members.clientFor(target.cluster);
         await forwardToMember(
           client,
@@ -72,10 +65,7 @@ export function clusterProxy(deps: {
           },
           res,
         );
-      } catch (err) {
-        if (res.headersSent) res.destroy();
-        else await ext.respond(errorResponse(err));
-      }
+      });
       return true;
     },
   };

@@ -15,13 +15,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import type { Authorizer } from "../apiserver/authz/authorizer.ts";
-import {
-  actingUser,
-  authorizeConnect,
-  type ExtensionRequest,
-  errorResponse,
-  type HttpExtension,
-} from "../apiserver/extensions.ts";
+import { type ExtensionRequest, type HttpExtension, serveConnect } from "../apiserver/extensions.ts";
 import type { ApiHandler, ApiResponse } from "../apiserver/handler.ts";
 import { type ResourceRequest, requestInfo } from "../apiserver/request-info.ts";
 import type { ResourceType } from "../apiserver/resource-type.ts";
@@ -67,34 +61,29 @@ export function searchProxy(deps: SearchProxyDeps): HttpExtension & { watches: W
       const target = parseProxyPath(ext.url.pathname);
       if (!target) return false;
       const method = req.method ?? "GET";
-      try {
-        const user = actingUser(ext, deps.authorizer());
-        authorizeConnect(deps.authorizer(), user, method, {
-          group: "search.karmada.io",
-          version: "v1alpha1",
-          resource: "proxying",
-          name: target.name,
-          subresource: target.subresource,
-        });
+      const rbac = {
+        group: "search.karmada.io",
+        version: "v1alpha1",
+        resource: "proxying",
+        name: target.name,
+        subresource: target.subresource,
+      };
+      await serveConnect(req, res, ext, deps.authorizer(), rbac, async (user) => {
         const decoded = parseProxyPath(ext.path)?.inner ?? target.inner;
         const info = requestInfo(method === "HEAD" ? "GET" : method, decoded, ext.url.searchParams);
         const rt =
           info.kind === "resource"
             ? deps.handler.server.registry.get(info.group, info.version, info.resource)
             : undefined;
-        const registered = info.kind === "resource" && rt && deps.view.registered({ ...info });
-        if (info.kind === "resource" && rt && registered) {
+        if (info.kind === "resource" && rt && deps.view.registered({ ...info })) {
           const readable = info.verb === "get" || info.verb === "list" || info.verb === "watch";
           if (info.subresource === undefined && readable)
             await ext.respond(cacheRead(reads, watches, rt, info, ext));
           else await toOwner(deps, req, res, ext, { info, user, inner: target.inner });
-          return true;
+          return;
         }
         await ext.respond(await toControlPlane(deps, req, ext, decoded, user));
-      } catch (err) {
-        if (res.headersSent) res.destroy();
-        else await ext.respond(errorResponse(err));
-      }
+      });
       return true;
     },
   };

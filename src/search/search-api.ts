@@ -8,13 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Authorizer } from "../apiserver/authz/authorizer.ts";
 import type { ServerContext } from "../apiserver/context.ts";
-import {
-  actingUser,
-  authorizeConnect,
-  type ExtensionRequest,
-  errorResponse,
-  type HttpExtension,
-} from "../apiserver/extensions.ts";
+import { type ExtensionRequest, type HttpExtension, serveConnect } from "../apiserver/extensions.ts";
 import { requestInfo } from "../apiserver/request-info.ts";
 import { parseSelection } from "../apiserver/selection.ts";
 import { badRequest, pathNotFound } from "../machinery/errors.ts";
@@ -30,30 +24,27 @@ export function searchApi(deps: {
   authorizer: () => Authorizer | undefined;
 }): HttpExtension {
   return {
-    async serve(req: IncomingMessage, _res: ServerResponse, ext: ExtensionRequest): Promise<boolean> {
+    async serve(req: IncomingMessage, res: ServerResponse, ext: ExtensionRequest): Promise<boolean> {
       if (!ext.path.startsWith(SEARCH_PREFIX)) return false;
       const method = req.method ?? "GET";
       const parts = ext.path.slice(SEARCH_PREFIX.length).split("/");
       const category = parts[0] ?? "";
       const native = `/${parts.slice(1).join("/")}`;
-      try {
-        const user = actingUser(ext, deps.authorizer());
-        // As kube-apiserver's RequestInfo reads this URL: resource search, name <category>,
-        // subresource the native path's first segment.
-        authorizeConnect(deps.authorizer(), user, method, {
-          group: "search.karmada.io",
-          version: "v1alpha1",
-          resource: "search",
-          name: category,
-          subresource: parts[1] ?? "",
-        });
+      // As kube-apiserver's RequestInfo reads this URL: resource search, name <category>,
+      // subresource the native path's first segment.
+      const rbac = {
+        group: "search.karmada.io",
+        version: "v1alpha1",
+        resource: "search",
+        name: category,
+        subresource: parts[1] ?? "",
+      };
+      await serveConnect(req, res, ext, deps.authorizer(), rbac, async () => {
         if (method !== "GET" && method !== "HEAD") {
           throw badRequest(`${method} is not supported by the search API; use GET`);
         }
         await ext.respond(search(deps, category, native, ext.url.searchParams));
-      } catch (err) {
-        await ext.respond(errorResponse(err));
-      }
+      });
       return true;
     },
   };
