@@ -58,6 +58,7 @@ import {
   startElectedControllerManager,
 } from "./controller-manager.ts";
 import { nextSteps, runUp } from "./up.ts";
+import type { HaComponentArgs } from "./up-ha.ts";
 
 function level(value: string): Level {
   if (value !== "debug" && value !== "info" && value !== "warn" && value !== "error") {
@@ -76,7 +77,7 @@ function fail(component: string, err: unknown): never {
   process.exit(1);
 }
 
-interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags {
+interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags, StopWithStdinFlag {
   storage: string;
   advertiseAddress?: string;
   securePort: number;
@@ -161,7 +162,10 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
   }
   log.info("serving", { url: cp.url, port: cp.port, storage: cp.store.backend });
   process.stdout.write(`karmada apiserver listening on ${cp.url}\n`);
-  stopOnSignals(() => cp.stop(), log);
+  stopWithStdin(
+    flags,
+    stopOnSignals(() => cp.stop(), log),
+  );
 }
 
 interface LeaderElectionCliFlags {
@@ -249,6 +253,7 @@ interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags, FailoverC
   memberStages?: string;
   caCertFile?: string;
   caKeyFile?: string;
+  ha: boolean;
   logLevel: Level;
 }
 
@@ -269,6 +274,35 @@ function userCa(flags: UpFlags): CertificateAndKey | undefined {
   return ca;
 }
 
+/**
+ * `up --ha`: the flags each node's components get, from `up`'s own (the options the
+ * single-process `up` hands its in-process controllers).
+ */
+function haComponentArgs(flags: UpFlags, features: FeatureGates): HaComponentArgs {
+  const ms = (n: number): string => `${n}ms`;
+  const gates = features.toString();
+  return {
+    apiserver: [
+      `--default-not-ready-toleration-seconds=${flags.defaultNotReadyTolerationSeconds}`,
+      `--default-unreachable-toleration-seconds=${flags.defaultUnreachableTolerationSeconds}`,
+    ],
+    controllerManager: [
+      `--cluster-status-update-frequency=${ms(flags.clusterStatusUpdateFrequency)}`,
+      `--cluster-failure-threshold=${ms(flags.clusterFailureThreshold)}`,
+      `--cluster-success-threshold=${ms(flags.clusterSuccessThreshold)}`,
+      `--failover-eviction-timeout=${ms(flags.failoverEvictionTimeout)}`,
+      `--enable-taint-manager=${flags.enableTaintManager}`,
+      `--resource-eviction-rate=${flags.resourceEvictionRate}`,
+      `--no-execute-taint-eviction-purge-mode=${flags.executeTaintEvictionPurgeMode}`,
+      `--graceful-eviction-timeout=${ms(flags.gracefulEvictionTimeout)}`,
+      `--failover-shadow-mode=${flags.failoverShadowMode}`,
+      ...(gates ? [`--feature-gates=${gates}`] : []),
+    ],
+    scheduler: gates ? [`--feature-gates=${gates}`] : [],
+    logLevel: flags.logLevel,
+  };
+}
+
 async function runUpCommand(flags: UpFlags): Promise<void> {
   // Checked here, so that a bad file is one clear line rather than every member failing.
   if (flags.memberStages) readStages("up", "--member-stages", flags.memberStages);
@@ -278,6 +312,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
   const logFile = createWriteStream(join(resolve(flags.dataDir), "karmada.log"), { flags: "a" });
   const log = createLogger({ level: flags.logLevel, sink: logFile, fields: { component: "up" } });
   const io = { stdout: process.stdout, stderr: process.stderr };
+  const features = UP_FEATURE_GATES.with(featuresFrom("up", flags).settings());
   const up = await runUp(
     {
       dataDir: flags.dataDir,
@@ -288,8 +323,9 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       controllerOptions: {
         ...clusterStatusOptionsFrom(flags),
         ...failoverOptionsFrom(flags),
-        features: UP_FEATURE_GATES.with(featuresFrom("up", flags).settings()),
+        features,
       },
+      ...(flags.ha ? { ha: haComponentArgs(flags, features) } : {}),
       defaultTolerationSeconds: tolerationSecondsFrom(flags),
       ...(ca ? { ca } : {}),
       log,
@@ -362,7 +398,8 @@ interface ControllerManagerFlags
     HealthCliFlags,
     ClusterStatusCliFlags,
     FeatureGatesCliFlags,
-    FailoverCliFlags {
+    FailoverCliFlags,
+    StopWithStdinFlag {
   kubeconfig?: string;
   context?: string;
   controllers: string[];
@@ -408,13 +445,29 @@ function leaderElectionFrom(flags: LeaderElectionCliFlags): LeaderElectionFlags 
   };
 }
 
+/** `--stop-with-stdin` (set by `karmada up` on the processes it runs): stop when stdin closes, however `up` ended. */
+interface StopWithStdinFlag {
+  stopWithStdin?: boolean;
+}
+
+function stopWithStdin(flags: StopWithStdinFlag, stop: () => void): void {
+  if (flags.stopWithStdin) process.stdin.on("end", stop).on("error", stop).resume();
+}
+
+function addStopWithStdinOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option("--stop-with-stdin", "stop when stdin closes (set by `karmada up`)").hideHelp(),
+  );
+}
+
 /** Runs a started component until SIGINT/SIGTERM; a standby has only unref'd timers, so something must keep the process alive. */
-function runUntilSignalled(stop: () => Promise<void>, log: Logger): void {
+function runUntilSignalled(stop: () => Promise<void>, log: Logger, flags: StopWithStdinFlag): void {
   const keepAlive = setInterval(() => {}, 60_000);
-  stopOnSignals(async () => {
+  const handler = stopOnSignals(async () => {
     clearInterval(keepAlive);
     await stop();
   }, log);
+  stopWithStdin(flags, handler);
 }
 
 const leaderElectionLost = (component: string) => (): void => {
@@ -451,14 +504,22 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
   }
   const health = await startHealth("controller-manager", flags);
   process.stdout.write(`karmada controller-manager ${manager.identity} started (${client.server})\n`);
-  runUntilSignalled(async () => {
-    await manager.stop();
-    for (const stop of health) await stop();
-    client.close();
-  }, log);
+  runUntilSignalled(
+    async () => {
+      await manager.stop();
+      for (const stop of health) await stop();
+      client.close();
+    },
+    log,
+    flags,
+  );
 }
 
-interface SchedulerFlags extends LeaderElectionCliFlags, FeatureGatesCliFlags, HealthCliFlags {
+interface SchedulerFlags
+  extends LeaderElectionCliFlags,
+    FeatureGatesCliFlags,
+    HealthCliFlags,
+    StopWithStdinFlag {
   plugins?: string[];
   enableEmptyWorkloadPropagation: boolean;
   kubeconfig?: string;
@@ -505,11 +566,15 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   }
   const health = await startHealth("scheduler", flags);
   process.stdout.write(`karmada scheduler ${scheduler.identity} started (${client.server})\n`);
-  runUntilSignalled(async () => {
-    await scheduler.stop();
-    for (const stop of health) await stop();
-    client.close();
-  }, log);
+  runUntilSignalled(
+    async () => {
+      await scheduler.stop();
+      for (const stop of health) await stop();
+      client.close();
+    },
+    log,
+    flags,
+  );
 }
 
 interface AgentFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags, FeatureGatesCliFlags {
@@ -642,11 +707,15 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
   process.stdout.write(
     `karmada agent for cluster ${flags.clusterName} (Pull mode) started, ${agent.identity} (${karmada.server})\n`,
   );
-  runUntilSignalled(async () => {
-    await agent.stop();
-    karmada.close();
-    memberClient.close();
-  }, log);
+  runUntilSignalled(
+    async () => {
+      await agent.stop();
+      karmada.close();
+      memberClient.close();
+    },
+    log,
+    {},
+  );
 }
 
 interface MemberSimFlags {
@@ -760,9 +829,7 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
     await member.stop();
     await store.close();
   }, log);
-  if (flags.stopWithStdin) {
-    process.stdin.on("end", stop).on("error", stop).resume();
-  }
+  stopWithStdin(flags, stop);
 }
 
 interface FaultFlags extends Omit<FaultArgs, "type" | "target"> {
@@ -1082,7 +1149,9 @@ export function buildProgram(): Command {
       DEFAULT_SEARCH_CACHE_MAX_BYTES,
     )
     .option("--log-level <level>", "debug, info, warn or error", level, "info");
-  addTolerationOptions(apiserver).action((flags: ApiserverFlags) => runApiserver(flags));
+  addStopWithStdinOption(addTolerationOptions(apiserver)).action((flags: ApiserverFlags) =>
+    runApiserver(flags),
+  );
   const up = program
     .command("up")
     .description(
@@ -1104,6 +1173,11 @@ export function buildProgram(): Command {
       "your own CA certificate for the control plane (with --ca-key-file); default: a new CA in <data-dir>/pki",
     )
     .option("--ca-key-file <file>", "the CA's private key")
+    .option(
+      "--ha",
+      "the HA topology instead of one process on SQLite: 3 etcd members (Debian's etcd, TLS), 3 control-plane nodes each with its own API server, controller manager and scheduler processes, behind a load balancer on --port (contexts karmada-apiserver, karmada-apiserver-1..3)",
+      false,
+    )
     .option("--log-level <level>", "debug, info, warn or error", level, "warn");
   addFeatureGatesOption(addTolerationOptions(addFailoverOptions(addClusterStatusOptions(up)))).action(
     (flags: UpFlags) => runUpCommand(flags),
@@ -1125,7 +1199,9 @@ export function buildProgram(): Command {
     );
   addFeatureGatesOption(
     addFailoverOptions(
-      addClusterStatusOptions(addHealthOptions(addLeaderElectionOptions(controllerManager), ":10357")),
+      addClusterStatusOptions(
+        addHealthOptions(addLeaderElectionOptions(addStopWithStdinOption(controllerManager)), ":10357"),
+      ),
     ),
   )
     .addOption(
@@ -1155,7 +1231,9 @@ export function buildProgram(): Command {
       "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
     )
     .option("--context <name>", "kubeconfig context to use");
-  addFeatureGatesOption(addHealthOptions(addLeaderElectionOptions(scheduler), ":10351"))
+  addFeatureGatesOption(
+    addHealthOptions(addLeaderElectionOptions(addStopWithStdinOption(scheduler)), ":10351"),
+  )
     .option(
       "--plugins <names>",
       "scheduler plugins: * for all, Name to enable, -Name to disable (e.g. *,-ClusterLocality)",

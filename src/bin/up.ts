@@ -12,25 +12,25 @@
  * directory resumes.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import YAML from "yaml";
 import { BOOTSTRAP_TOKEN_NAMESPACE, bootstrapSecretName } from "../api/bootstrap-token.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { AUTHENTICATED } from "../apiserver/authn/authenticator.ts";
 import type { UserInfo } from "../apiserver/context.ts";
 import { secureServingFrom } from "../apiserver/secure-serving.ts";
+import type { ApiServer } from "../apiserver/server.ts";
 import { DEFAULT_CLUSTER_NAMESPACE, runJoin } from "../cli/commands/join.ts";
 import { DEFAULT_AGENT_IMAGE, runRegister } from "../cli/commands/register.ts";
 import { createBootstrapToken, DEFAULT_TOKEN_OPTIONS } from "../cli/commands/token.ts";
 import { clientFactory } from "../cli/factory.ts";
 import type { CommandIO } from "../cli/io.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
-import { type HttpClient, pemOf } from "../client/http.ts";
+import { type ClusterConnection, type HttpClient, pemOf } from "../client/http.ts";
 import {
   httpClientFor,
   type KubeconfigConnection,
@@ -54,12 +54,14 @@ import { isNotFound } from "../machinery/errors.ts";
 import { type ClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
 import { type CertificateAndKey, certificateInfo, publicKeyPin } from "../pki/x509.ts";
 import { startAgent } from "./agent.ts";
+import { startChild, stopChild } from "./children.ts";
 import { StartupError, startControlPlane } from "./control-plane.ts";
 import {
   DEFAULT_LEADER_ELECTION,
   SCHEDULER_LEASE,
   startElectedControllerManager,
 } from "./controller-manager.ts";
+import { describeNodes, type HaComponentArgs, type HaControlPlane, startHaControlPlane } from "./up-ha.ts";
 
 /** The member registered in Pull mode, as in upstream's local-up. */
 export const PULL_MEMBER = "member3";
@@ -79,6 +81,11 @@ export interface UpOptions {
   readyTimeoutMs?: number;
   /** The user's own CA for the control plane (`--ca-cert-file`/`--ca-key-file`); default: a new one in `<data-dir>/pki`. */
   ca?: CertificateAndKey;
+  /**
+   * `--ha`: three etcd members and three nodes of separate processes (see up-ha.ts), started
+   * with these flags, instead of one control plane in this process on SQLite.
+   */
+  ha?: HaComponentArgs;
   log: Logger;
 }
 
@@ -89,6 +96,8 @@ export interface RunningUp {
   members: Array<{ name: string; url: string; process: ChildProcess }>;
   /** The control plane's certificates and keys. */
   pki: ClusterPki;
+  /** With `--ha`: the nodes and etcd members. */
+  ha?: HaControlPlane;
   stop(): Promise<void>;
 }
 
@@ -102,7 +111,7 @@ function componentUser(commonName: string): UserInfo {
   return { name: commonName, groups: [AUTHENTICATED] };
 }
 
-function startMember(
+async function startMember(
   cmd: string[],
   name: string,
   dir: string,
@@ -110,7 +119,6 @@ function startMember(
   stages: string | undefined,
 ): Promise<{ url: string; process: ChildProcess }> {
   const args = [
-    ...cmd.slice(1),
     "member-sim",
     "--name",
     name,
@@ -129,45 +137,20 @@ function startMember(
     join(dir, `${name}-pki`),
     "--kubeconfig-out",
     join(dir, `${name}.config`),
-    // Our stdin is a pipe from `up`: when `up` dies, however it dies, the member stops too.
-    "--stop-with-stdin",
     ...(stages ? ["--stages", stages] : []),
   ];
-  const log = openSync(join(dir, `${name}.log`), "a");
-  const child = spawn(cmd[0]!, args, { stdio: ["pipe", "pipe", log] });
-  closeSync(log);
-  return new Promise((resolveUrl, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    // The member writes its kubeconfig before it prints that it listens.
-    const onExit = (code: number | null): void =>
-      reject(
-        new Error(
-          `member ${name} exited (${code ?? "signal"}) before it was ready; see ${join(dir, `${name}.log`)}`,
-        ),
-      );
-    lines.on("line", (line) => {
-      const m = / listening on (\S+)/.exec(line);
-      if (m) {
-        child.off("exit", onExit);
-        resolveUrl({ url: m[1]!, process: child });
-      }
-    });
-    child.once("exit", onExit);
+  // The member writes its kubeconfig before it prints that it listens.
+  const started = await startChild(cmd, args, {
+    what: `member ${name}`,
+    logFile: join(dir, `${name}.log`),
+    readyLine: / listening on (\S+)/,
   });
-}
-
-async function stopMember(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
+  return { url: started.ready, process: started.process };
 }
 
 /** Joins a member in Push mode, or points its Cluster at the member's new port when resuming. */
 async function joinOrResume(
-  local: LocalClient,
+  local: Client,
   factory: ReturnType<typeof clientFactory>,
   kubeconfig: string,
   member: { name: string; url: string },
@@ -286,6 +269,18 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       `${dataDir} holds a control plane made by an earlier karmada-ts without TLS; remove it (rm -rf ${dataDir}) to start afresh`,
     );
   }
+  const single = existsSync(join(dataDir, "karmada.db"));
+  const kept = existsSync(join(dataDir, "etcd", "cluster.json"));
+  if (opts.ha && single) {
+    throw new StartupError(
+      `${dataDir} holds a single-process control plane (karmada.db); start --ha in a new --data-dir, or move the data with \`karmada snapshot save\` and \`karmada snapshot restore --storage etcd://...\``,
+    );
+  }
+  if (!opts.ha && kept) {
+    throw new StartupError(
+      `${dataDir} holds an HA control plane (etcd/); run \`karmada up --ha\` to resume it`,
+    );
+  }
   mkdirSync(memberDir, { recursive: true });
   const step = (text: string): void => io.stdout.write(`${text}\n`);
   const stops: Array<() => Promise<void>> = [];
@@ -295,27 +290,46 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
   };
 
   try {
-    step(`Starting the Karmada control plane (data in ${dataDir}) ...`);
+    step(
+      opts.ha
+        ? `Starting the Karmada control plane in HA (data in ${dataDir}) ...`
+        : `Starting the Karmada control plane (data in ${dataDir}) ...`,
+    );
     const pki = await loadOrCreateClusterPki(pkiDir, {
       caName: "karmada",
       ...(opts.ca ? { ca: opts.ca } : {}),
       clients: COMPONENTS.map((c) => ({ name: c.name, commonName: c.commonName })),
     });
-    const cp = await startControlPlane({
-      storage: `sqlite://${join(dataDir, "karmada.db")}`,
-      host: "127.0.0.1",
-      port: opts.port,
-      log: opts.log,
-      ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
-      security: secureServingFrom(pki, { bootstrapTokens: true }),
-      admin: pki.admin,
-    });
-    stops.push(() => cp.stop());
-    const admin = new LocalClient(cp.api.context, { fieldManager: "karmada-up" });
-    const local = (commonName: string, fieldManager: string) =>
-      new LocalClient(cp.api.context, { user: componentUser(commonName), fieldManager });
-    // One identity per data directory: a restarted `up` takes its Leases back at once.
-    const identity = `${hostname()}_karmada-up_${dataDirId(dataDir)}`;
+    let cp: { url: string; port: number; connection: ClusterConnection; admin: Client };
+    let inProcess: { api: ApiServer } | undefined;
+    let ha: HaControlPlane | undefined;
+    if (opts.ha) {
+      ha = await startHaControlPlane({
+        dataDir,
+        pkiDir,
+        pki,
+        port: opts.port,
+        command: opts.memberCommand,
+        args: opts.ha,
+        step,
+      });
+      stops.push(() => ha!.stop());
+      cp = ha;
+    } else {
+      const running = await startControlPlane({
+        storage: `sqlite://${join(dataDir, "karmada.db")}`,
+        host: "127.0.0.1",
+        port: opts.port,
+        log: opts.log,
+        ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
+        security: secureServingFrom(pki, { bootstrapTokens: true }),
+        admin: pki.admin,
+      });
+      stops.push(() => running.stop());
+      inProcess = running;
+      cp = { ...running, admin: new LocalClient(running.api.context, { fieldManager: "karmada-up" }) };
+    }
+    const admin = cp.admin;
     await publishClusterInfo(admin, cp.url, pki.ca.certPem);
 
     const names = Array.from({ length: opts.members }, (_, i) => `member${i + 1}`);
@@ -332,7 +346,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     for (const r of results) {
       if (r.status === "fulfilled") {
         started.push(r.value);
-        stops.push(() => stopMember(r.value.process));
+        stops.push(() => stopChild(r.value.process));
       }
     }
     const failed = results.find((r) => r.status === "rejected");
@@ -344,6 +358,10 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       kubeconfig,
       kubeconfigFor([
         { name: "karmada-apiserver", connection: cp.connection },
+        ...(ha?.nodes ?? []).map((n, i) => ({
+          name: `karmada-apiserver-${i + 1}`,
+          connection: n.connection,
+        })),
         ...started.map((m, i) => ({ name: m.name, connection: { ...memberConns[i]!, server: m.url } })),
       ]),
     );
@@ -377,23 +395,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     // success threshold). They run before the Pull registration: it waits for their approval.
     const gates = opts.controllerOptions?.features?.toString();
     step(`Feature gates: ${gates || "upstream's defaults"} (--feature-gates to change)`);
-    const controllers = startElectedControllerManager({
-      client: local(CONTROLLER_MANAGER_USER, "karmada-controller-manager"),
-      log: opts.log.child({ component: "controller-manager" }),
-      controllers: ["*"],
-      ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
-      leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
-    });
-    stops.push(() => controllers.stop());
-    const scheduler = startElectedControllerManager({
-      client: local(SCHEDULER_USER, "karmada-scheduler"),
-      log: opts.log.child({ component: "scheduler" }),
-      controllers: ["*"],
-      registry: schedulerControllers,
-      ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
-      leaderElection: { ...DEFAULT_LEADER_ELECTION, name: SCHEDULER_LEASE, identity },
-    });
-    stops.push(() => scheduler.stop());
+    if (inProcess) startInProcessControllers(inProcess.api, opts, dataDir, stops);
 
     if (pull) {
       const index = started.indexOf(pull);
@@ -428,7 +430,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
         },
         controllers: ["*", "certRotation"],
         options: { ...opts.controllerOptions, onAgentCertificateRotated: (cert) => rotating.rotate(cert) },
-        leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
+        leaderElection: { ...DEFAULT_LEADER_ELECTION, identity: upIdentity(dataDir) },
         log: opts.log.child({ component: "agent", cluster: pull.name }),
       });
       stops.push(() => agent.stop());
@@ -456,12 +458,45 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       kubeconfig,
       members: started,
       pki,
+      ...(ha ? { ha } : {}),
       stop: stopAll,
     };
   } catch (err) {
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * The controller manager and the scheduler of the single-process `up`, in this process as
+ * their own users. One identity per data directory: a restarted `up` takes its Leases back at once.
+ */
+function startInProcessControllers(
+  api: ApiServer,
+  opts: UpOptions,
+  dataDir: string,
+  stops: Array<() => Promise<void>>,
+): void {
+  const local = (commonName: string, fieldManager: string) =>
+    new LocalClient(api.context, { user: componentUser(commonName), fieldManager });
+  const identity = upIdentity(dataDir);
+  const controllers = startElectedControllerManager({
+    client: local(CONTROLLER_MANAGER_USER, "karmada-controller-manager"),
+    log: opts.log.child({ component: "controller-manager" }),
+    controllers: ["*"],
+    ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
+    leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
+  });
+  stops.push(() => controllers.stop());
+  const scheduler = startElectedControllerManager({
+    client: local(SCHEDULER_USER, "karmada-scheduler"),
+    log: opts.log.child({ component: "scheduler" }),
+    controllers: ["*"],
+    registry: schedulerControllers,
+    ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
+    leaderElection: { ...DEFAULT_LEADER_ELECTION, name: SCHEDULER_LEASE, identity },
+  });
+  stops.push(() => scheduler.stop());
 }
 
 /** Points an already registered Cluster at its member's current address (a resumed `up`). */
@@ -507,6 +542,11 @@ async function clusterReady(client: Client, name: string): Promise<boolean> {
   }
 }
 
+/** One leader-election identity per data directory: a restarted `up` takes its Leases back at once. */
+function upIdentity(dataDir: string): string {
+  return `${hostname()}_karmada-up_${dataDirId(dataDir)}`;
+}
+
 /** A short stable id for a data directory. */
 function dataDirId(dir: string): string {
   return createHash("sha256").update(dir).digest("hex").slice(0, 10);
@@ -521,6 +561,11 @@ export function nextSteps(up: RunningUp): string {
     "To start using your karmada, run:",
     `  export KUBECONFIG=${up.kubeconfig}`,
     "Please use 'kubectl config use-context karmada-apiserver' for the control plane,",
+    ...(up.ha
+      ? [
+          `(through the load balancer; 'karmada-apiserver-1'..'karmada-apiserver-${up.ha.nodes.length}' reach each node's API server),`,
+        ]
+      : []),
     `and 'kubectl config use-context ${up.members.map((m) => m.name).join("/")}' to switch to the different member cluster.`,
     "",
     "Then try:",
@@ -529,6 +574,7 @@ export function nextSteps(up: RunningUp): string {
     "  karmadactl get clusters",
     "  karmadactl get nodes --operation-scope members",
     "",
+    ...(up.ha ? [describeNodes(up.ha), `etcd members: ${up.ha.etcdEndpoints.join(", ")}.`, ""] : []),
     `Logs: ${join(up.dataDir, "karmada.log")} and ${join(up.dataDir, "members", "<name>.log")}.`,
     "Press Ctrl-C to stop everything; run the same command again to resume.",
     "",

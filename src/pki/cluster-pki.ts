@@ -13,6 +13,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import {
   type CertificateAndKey,
+  type CertificateUsage,
   certificateInfo,
   createCertificateAuthority,
   generateKeyPem,
@@ -61,7 +62,7 @@ async function leaf(
     commonName: string;
     organizations?: readonly string[];
     hosts?: readonly string[];
-    usage: "server" | "client";
+    usage: CertificateUsage;
   },
   now: Date,
 ): Promise<CertificateAndKey> {
@@ -128,6 +129,24 @@ function covers(pair: CertificateAndKey, hosts: readonly string[]): boolean {
 }
 
 /**
+ * A certificate signed by `ca`, kept in `dir` as `<name>.crt`/`<name>.key`: made when missing,
+ * about to expire, or not covering every host wanted (e.g. an etcd member's certificate).
+ */
+export async function loadOrCreateIssued(
+  dir: string,
+  ca: CertificateAndKey,
+  req: ClientIdentity & { hosts?: readonly string[]; usage: CertificateUsage },
+  now = new Date(),
+): Promise<CertificateAndKey> {
+  const existing = await readPair(dir, req.name);
+  if (fresh(existing, now) && covers(existing, req.hosts ?? [])) return existing;
+  const { name, ...request } = req;
+  const made = await leaf(ca, request, now);
+  await writePair(dir, name, made);
+  return made;
+}
+
+/**
  * The PKI kept in `dir`: what is there is used (a serving certificate is made again when it
  * does not cover every host, or is about to expire), what is missing is made and written.
  * A CA given in `opts.ca` is stored when there is none yet, and must be the stored one otherwise.
@@ -155,13 +174,8 @@ export async function loadOrCreateClusterPki(
     serving = await leaf(ca, { commonName: `${opts.caName}-apiserver`, hosts, usage: "server" }, now);
     await writePair(dir, "apiserver", serving);
   }
-  const client = async (id: ClientIdentity): Promise<CertificateAndKey> => {
-    const existing = await readPair(dir, id.name);
-    if (fresh(existing, now)) return existing;
-    const made = await issueClientCertificate({ ca: ca! }, id, now);
-    await writePair(dir, id.name, made);
-    return made;
-  };
+  const client = (id: ClientIdentity): Promise<CertificateAndKey> =>
+    loadOrCreateIssued(dir, ca!, { ...id, usage: "client" }, now);
   const admin = await client({ name: "admin", commonName: ADMIN_USER, organizations: [MASTERS] });
   const clients: Record<string, CertificateAndKey> = {};
   for (const id of opts.clients ?? []) clients[id.name] = await client(id);

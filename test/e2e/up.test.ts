@@ -4,76 +4,23 @@
  * killed member that turns NotReady, Ctrl-C that stops every process, and a second `up` on the
  * same data directory that resumes the same state.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
+import { eventually, type KubectlResult } from "./harness.ts";
+import { alive, kubectlOn, startUp, type Up, untilRunning } from "./up-process.ts";
 import { table } from "./util.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
-
-interface Up {
-  proc: ChildProcess;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function startUp(dataDir: string): Up {
-  const proc = spawn(
-    process.execPath,
-    [
-      BIN,
-      "up",
-      "--data-dir",
-      dataDir,
-      "--port",
-      "0",
-      // Small thresholds so that a killed member is noticed within the test.
-      "--cluster-status-update-frequency",
-      "200ms",
-      "--cluster-failure-threshold",
-      "1s",
-      "--cluster-success-threshold",
-      "200ms",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
-    out += d;
-  });
-  proc.stderr!.setEncoding("utf8").on("data", (d: string) => {
-    out += d;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.on("exit", (code, signal) => resolve({ code, signal })),
-  );
-  return { proc, output: () => out, exited };
-}
-
-async function untilRunning(up: Up): Promise<void> {
-  await eventually(
-    async () => {
-      if (up.proc.exitCode !== null) throw new Error(`karmada up exited: ${up.output()}`);
-      return up.output().includes("Local Karmada is running.");
-    },
-    "karmada up to be ready",
-    600,
-    100,
-  );
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Small thresholds so that a killed member is noticed within the test. */
+const FAST_STATUS = [
+  "--cluster-status-update-frequency",
+  "200ms",
+  "--cluster-failure-threshold",
+  "1s",
+  "--cluster-success-threshold",
+  "200ms",
+];
 
 describe("karmada up", () => {
   let dir: string;
@@ -82,16 +29,7 @@ describe("karmada up", () => {
   const ups: Up[] = [];
   const memberPids: number[] = [];
 
-  const kubectl = (args: string[]): Promise<KubectlResult> =>
-    new Promise((resolve) => {
-      execFile(
-        KUBECTL,
-        [`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, "cache")}`, "--request-timeout=5s", ...args],
-        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: 30_000 },
-        (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const kubectl = (args: string[]): Promise<KubectlResult> => kubectlOn(dir, kubeconfig)(args);
 
   const clusters = async (): Promise<Record<string, string[]>> => {
     const r = await kubectl(["--context", "karmada-apiserver", "get", "clusters"]);
@@ -120,7 +58,7 @@ describe("karmada up", () => {
   });
 
   it("starts the fleet: three Ready clusters (member3 Pull, as upstream's local-up), member nodes through their contexts", async () => {
-    const up = startUp(dataDir);
+    const up = startUp(dataDir, FAST_STATUS);
     ups.push(up);
     await untilRunning(up);
     const out = up.output();
@@ -205,7 +143,7 @@ describe("karmada up", () => {
       "-o",
       "jsonpath={.clusters[?(@.name=='member1')].cluster.server}",
     ]);
-    const up = startUp(dataDir);
+    const up = startUp(dataDir, FAST_STATUS);
     ups.push(up);
     await untilRunning(up);
     expect(up.output()).toContain("member1: already joined");

@@ -1,10 +1,20 @@
 /**
- * Throwaway etcds on loopback, for tests and measurements: a single member, or a cluster of
- * several (each its own process, ports and data directory); free ports, temporary data, and
- * a stop that always kills the process.
+ * etcds on loopback: throwaway ones for tests and measurements (a single member, or a cluster
+ * of several, each its own process, ports and data directory; free ports, temporary data, and
+ * a stop that always kills the process), and the kept cluster of `karmada up --ha`, whose
+ * members come back on the same ports with the same data.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import { createServer } from "node:net";
@@ -17,6 +27,8 @@ export interface LocalEtcdOptions {
   binary?: string;
   /** Serve clients over https with these files, requiring client certificates signed by `caFile`. */
   tls?: { caFile: string; certFile: string; keyFile: string; clientCertFile: string; clientKeyFile: string };
+  /** Members talk to each other over https with the `tls` files too (the certificate must be for server and client). */
+  peerTls?: boolean;
   /** More etcd flags, e.g. `--experimental-watch-progress-notify-interval=1s`. */
   args?: string[];
 }
@@ -57,6 +69,7 @@ export async function startLocalEtcd(options: LocalEtcdOptions = {}): Promise<Lo
 interface Membership {
   name: string;
   initialCluster: string;
+  token: string;
 }
 
 class LocalEtcdProcess implements LocalEtcd {
@@ -80,7 +93,7 @@ class LocalEtcdProcess implements LocalEtcd {
     this.#clientPort = clientPort;
     this.#peerPort = peerPort;
     this.endpoint = `127.0.0.1:${clientPort}`;
-    this.peerUrl = `http://127.0.0.1:${peerPort}`;
+    this.peerUrl = `${options.tls && options.peerTls ? "https" : "http"}://127.0.0.1:${peerPort}`;
   }
 
   /** Makes this process one member of a cluster (before its first start). */
@@ -102,7 +115,9 @@ class LocalEtcdProcess implements LocalEtcd {
       `--listen-peer-urls=${peerUrl}`,
       `--initial-advertise-peer-urls=${peerUrl}`,
       `--initial-cluster=${this.#membership?.initialCluster ?? `local=${peerUrl}`}`,
-      ...(this.#membership ? ["--initial-cluster-token=karmada-ts-test", "--initial-cluster-state=new"] : []),
+      ...(this.#membership
+        ? [`--initial-cluster-token=${this.#membership.token}`, "--initial-cluster-state=new"]
+        : []),
       "--logger=zap",
       "--log-outputs=stderr",
       ...(this.#options.tls
@@ -111,6 +126,14 @@ class LocalEtcdProcess implements LocalEtcd {
             `--key-file=${this.#options.tls.keyFile}`,
             `--trusted-ca-file=${this.#options.tls.caFile}`,
             "--client-cert-auth",
+          ]
+        : []),
+      ...(this.#options.tls && this.#options.peerTls
+        ? [
+            `--peer-cert-file=${this.#options.tls.certFile}`,
+            `--peer-key-file=${this.#options.tls.keyFile}`,
+            `--peer-trusted-ca-file=${this.#options.tls.caFile}`,
+            "--peer-client-cert-auth",
           ]
         : []),
       ...(this.#options.args ?? []),
@@ -233,7 +256,8 @@ export async function startLocalEtcdCluster(
       members.push(new LocalEtcdProcess(options, dir, free[2 * i]!, free[2 * i + 1]!));
     }
     const initialCluster = members.map((m, i) => `m${i}=${m.peerUrl}`).join(",");
-    for (const [i, m] of members.entries()) m.joinCluster({ name: `m${i}`, initialCluster });
+    for (const [i, m] of members.entries())
+      m.joinCluster({ name: `m${i}`, initialCluster, token: "karmada-ts-test" });
     const destroy = async (): Promise<void> => {
       for (const m of members) await m.destroy();
     };
@@ -247,6 +271,63 @@ export async function startLocalEtcdCluster(
     }
   }
   throw lastError;
+}
+
+/** Where a kept cluster's members listen, in `<dir>/cluster.json`, so that they come back on the same ports. */
+interface KeptCluster {
+  token: string;
+  members: Array<{ name: string; clientPort: number; peerPort: number }>;
+}
+
+/**
+ * A cluster of `size` members kept in `dir` (`<dir>/<name>/data`, logs beside): the first
+ * start picks free ports and records them in `<dir>/cluster.json`; later starts bring the
+ * same members back on those ports with their data (etcd ignores the initial-cluster flags
+ * once a member has data). `stop()` keeps everything.
+ */
+export async function startKeptEtcdCluster(
+  dir: string,
+  size: number,
+  options: LocalEtcdOptions = {},
+): Promise<{ members: LocalEtcd[]; endpoints: string[]; stop(): Promise<void> }> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, "cluster.json");
+  let kept: KeptCluster;
+  if (existsSync(file)) {
+    kept = JSON.parse(readFileSync(file, "utf8")) as KeptCluster;
+  } else {
+    const ports = new Set<number>();
+    while (ports.size < size * 2) ports.add(await freePort());
+    const [...free] = ports;
+    kept = {
+      token: `karmada-${Date.now().toString(36)}`,
+      members: Array.from({ length: size }, (_, i) => ({
+        name: `etcd-${i + 1}`,
+        clientPort: free[2 * i]!,
+        peerPort: free[2 * i + 1]!,
+      })),
+    };
+    writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
+  }
+  const members = kept.members.map((m) => {
+    const memberDir = join(dir, m.name);
+    mkdirSync(memberDir, { recursive: true, mode: 0o700 });
+    return new LocalEtcdProcess(options, memberDir, m.clientPort, m.peerPort);
+  });
+  const initialCluster = members.map((m, i) => `${kept.members[i]!.name}=${m.peerUrl}`).join(",");
+  for (const [i, m] of members.entries())
+    m.joinCluster({ name: kept.members[i]!.name, initialCluster, token: kept.token });
+  const stop = async (): Promise<void> => {
+    for (const m of members) await m.stop();
+  };
+  try {
+    for (const m of members) m.spawn();
+    for (const m of members) await m.waitHealthy();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { members, endpoints: members.map((m) => m.endpoint), stop };
 }
 
 /** A port nothing listens on right now. */

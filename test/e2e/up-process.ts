@@ -1,0 +1,70 @@
+/**
+ * `karmada up` as a user runs it, for the e2e tests of `up` and `up --ha`: the process with
+ * its output collected, a wait for "Local Karmada is running.", and the real kubectl on the
+ * kubeconfig it writes.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
+
+const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
+
+export interface Up {
+  proc: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** `karmada up --data-dir <dataDir> --port 0 ...args`. */
+export function startUp(dataDir: string, args: readonly string[]): Up {
+  const proc = spawn(process.execPath, [BIN, "up", "--data-dir", dataDir, "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  proc.stderr!.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { proc, output: () => out, exited };
+}
+
+export async function untilRunning(up: Up): Promise<void> {
+  await eventually(
+    async () => {
+      if (up.proc.exitCode !== null) throw new Error(`karmada up exited: ${up.output()}`);
+      return up.output().includes("Local Karmada is running.");
+    },
+    "karmada up to be ready",
+    900,
+    100,
+  );
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The real kubectl on `kubeconfig`, with its cache and HOME in `dir`. */
+export function kubectlOn(dir: string, kubeconfig: string): (args: string[]) => Promise<KubectlResult> {
+  return (args) =>
+    new Promise((resolve) => {
+      execFile(
+        KUBECTL,
+        [`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, "cache")}`, "--request-timeout=5s", ...args],
+        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: 30_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+}
