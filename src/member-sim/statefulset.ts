@@ -8,7 +8,9 @@
  * Status: replicas, readyReplicas, availableReplicas, currentReplicas, updatedReplicas,
  * currentRevision, updateRevision, collisionCount, observedGeneration.
  *
- * Simplified: volumeClaimTemplates create no PersistentVolumeClaims; maxUnavailable is 1.
+ * Each pod gets a volume per volumeClaimTemplate (`persistentVolumeClaim: <template>-<pod>`),
+ * as the real controller mounts them. Simplified: the claims themselves are not created;
+ * maxUnavailable is 1.
  */
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
@@ -39,6 +41,7 @@ interface StatefulSetSpec {
   revisionHistoryLimit?: number;
   minReadySeconds?: number;
   ordinals?: { start?: number };
+  volumeClaimTemplates?: Array<{ metadata?: { name?: string } }>;
 }
 
 interface StatefulSetStatus {
@@ -68,6 +71,21 @@ function podFor(sts: StoredObject, ordinal: number, revision: string): KubeObjec
     spec: (s) => {
       s.hostname = name;
       if (spec.serviceName) s.subdomain = spec.serviceName;
+      const claims = (spec.volumeClaimTemplates ?? []).flatMap((t) =>
+        t.metadata?.name ? [t.metadata.name] : [],
+      );
+      if (claims.length > 0) {
+        const volumes = ((s.volumes as Array<{ name?: string }> | undefined) ?? []).filter(
+          (v) => !claims.includes(v.name ?? ""),
+        );
+        s.volumes = [
+          ...volumes,
+          ...claims.map((claim) => ({
+            name: claim,
+            persistentVolumeClaim: { claimName: `${claim}-${name}` },
+          })),
+        ];
+      }
     },
   });
 }
