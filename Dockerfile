@@ -19,8 +19,12 @@ COPY src ./src
 FROM node:22-bookworm-slim
 WORKDIR /app
 COPY --from=build /app /app
-RUN printf '#!/bin/sh\nexec node /app/bin/karmada agent "$@"\n' > /bin/karmada-agent \
+# One binary per component, as upstream's images have (karmada-operator's Deployments call them).
+RUN for c in agent apiserver controller-manager scheduler operator; do \
+      printf '#!/bin/sh\nexec node /app/bin/karmada %s "$@"\n' "$c" > "/bin/karmada-$c"; \
+      chmod 0755 "/bin/karmada-$c"; \
+    done \
     && printf '#!/bin/sh\nexec node /app/bin/karmadactl "$@"\n' > /bin/karmadactl \
-    && chmod 0755 /bin/karmada-agent /bin/karmadactl
+    && chmod 0755 /bin/karmadactl
 USER 65532:65532
 ENTRYPOINT ["node", "/app/bin/karmada"]

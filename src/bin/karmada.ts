@@ -6,6 +6,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/secure-serving.ts";
+import { DEFAULT_AGENT_IMAGE } from "../cli/commands/register.ts";
 import { defaultKubeconfigPath } from "../cli/factory.ts";
 import { count, durationOption, list, port } from "../cli/flags.ts";
 import type { ClusterConnection, HttpClient } from "../client/http.ts";
@@ -38,6 +39,7 @@ import {
 } from "../member-sim/custom-stages.ts";
 import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-client.ts";
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
+import { ensureHostReady, startOperator } from "../operator/run.ts";
 import { createClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
 import { type CertificateAndKey, caProblem } from "../pki/x509.ts";
 import { FEATURES, FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
@@ -577,6 +579,52 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   );
 }
 
+interface OperatorFlags extends LeaderElectionCliFlags, HealthCliFlags, StopWithStdinFlag {
+  kubeconfig?: string;
+  context?: string;
+  karmadaImage: string;
+  concurrentKarmadaSyncs: number;
+  logLevel: Level;
+}
+
+/** `karmada operator`: reconciles upstream's `Karmada` objects on the host cluster its kubeconfig names. */
+async function runOperatorCommand(flags: OperatorFlags): Promise<void> {
+  const log = createLogger({ level: flags.logLevel, fields: { component: "karmada-operator" } });
+  const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
+  const { client } = await kubeconfigClient("operator", "--kubeconfig", path, flags.context);
+  const le = leaderElectionFrom(flags);
+  await ensureHostReady(client, le.namespace, log).catch((err) =>
+    fail(
+      "operator",
+      new StartupError(`cannot prepare the host cluster ${client.server}: ${errorMessage(err)}`),
+    ),
+  );
+  let operator: ReturnType<typeof startOperator>;
+  try {
+    operator = startOperator({
+      client,
+      log,
+      image: flags.karmadaImage,
+      workers: flags.concurrentKarmadaSyncs,
+      leaderElection: le,
+      onLost: leaderElectionLost("operator"),
+    });
+  } catch (err) {
+    fail("operator", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
+  }
+  const health = await startHealth("operator", flags);
+  process.stdout.write(`karmada operator ${operator.identity} started (${client.server})\n`);
+  runUntilSignalled(
+    async () => {
+      await operator.stop();
+      for (const stop of health) await stop();
+      client.close();
+    },
+    log,
+    flags,
+  );
+}
+
 interface AgentFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags, FeatureGatesCliFlags {
   karmadaKubeconfig?: string;
   karmadaContext?: string;
@@ -980,7 +1028,12 @@ function addTolerationOptions(cmd: Command): Command {
 /** Upstream's leader-election flags (controller-manager, agent). */
 function addLeaderElectionOptions(cmd: Command): Command {
   return cmd
-    .option("--leader-elect", "run the controllers only while holding the leader Lease", true)
+    .option(
+      "--leader-elect [bool]",
+      "run the controllers only while holding the leader Lease (--leader-elect=false: at once, a single replica)",
+      boolValue,
+      true,
+    )
     .option("--no-leader-elect", "run the controllers at once (a single replica)")
     .addOption(
       durationOption(
@@ -1100,8 +1153,9 @@ export function buildProgram(): Command {
       ),
     )
     .option(
-      "--enable-bootstrap-token-auth",
+      "--enable-bootstrap-token-auth [bool]",
       "authenticate bootstrap tokens (kube-system/bootstrap-token-<id> Secrets)",
+      boolValue,
       false,
     )
     .option(
@@ -1242,6 +1296,18 @@ export function buildProgram(): Command {
     .option("--enable-empty-workload-propagation", "propagate workloads with 0 replicas too", false)
     .option("--log-level <level>", "debug, info, warn or error", level, "info")
     .action((flags: SchedulerFlags) => runSchedulerCommand(flags));
+  const operator = program
+    .command("operator")
+    .description(
+      "run karmada-operator against a host cluster: installs a Karmada control plane (this project's image) for each operator.karmada.io/v1alpha1 Karmada object there, and removes it when the object goes",
+    )
+    .option("--kubeconfig <path>", "kubeconfig of the host cluster (default: $KUBECONFIG, ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context to use")
+    .option("--karmada-image <image>", "the image the control-plane components run", DEFAULT_AGENT_IMAGE)
+    .option("--concurrent-karmada-syncs <n>", "Karmada objects reconciled at once", count, 5);
+  addHealthOptions(addLeaderElectionOptions(addStopWithStdinOption(operator)), ":8443")
+    .option("--log-level <level>", "debug, info, warn or error", level, "info")
+    .action((flags: OperatorFlags) => runOperatorCommand(flags));
   const agent = program
     .command("agent")
     .description(
