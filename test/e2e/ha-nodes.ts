@@ -34,8 +34,8 @@ export interface HaNode {
   client: HttpClient;
 }
 
-/** Spawns a process and resolves with the first match of `pattern` in its output. */
-function start(args: string[], pattern: RegExp, procs: ChildProcess[]): Promise<string> {
+/** Spawns `karmada <args>` and resolves with the first capture of `pattern` in its output. */
+export function startKarmada(args: string[], pattern: RegExp, procs: ChildProcess[]): Promise<string> {
   const child = spawn(process.execPath, [KARMADA_BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   procs.push(child);
   return new Promise((resolve, reject) => {
@@ -111,7 +111,7 @@ export async function startHaFleet(): Promise<HaFleet> {
   const etcdServers = etcd.endpoints.map((e) => `https://${e}`).join(",");
   for (let i = 0; i < 3; i++) {
     const procs: ChildProcess[] = [];
-    const url = await start(
+    const url = await startKarmada(
       [
         "apiserver",
         "--secure-port=0",
@@ -149,7 +149,7 @@ export async function startHaFleet(): Promise<HaFleet> {
       );
       return path;
     };
-    const controllerManager = await start(
+    const controllerManager = await startKarmada(
       [
         "controller-manager",
         `--kubeconfig=${await kubeconfig("cm", identities.cm)}`,
@@ -160,7 +160,7 @@ export async function startHaFleet(): Promise<HaFleet> {
       /controller-manager (\S+) started/,
       procs,
     );
-    await start(
+    await startKarmada(
       [
         "scheduler",
         `--kubeconfig=${await kubeconfig("scheduler", identities.scheduler)}`,

@@ -6,13 +6,12 @@
  * and a sidecar, whose API server and controller manager are then started from the very
  * commands, Secrets and kubeconfigs the operator wrote; validation errors; deletion.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
@@ -21,33 +20,12 @@ import { FAST } from "../../src/member-sim/test-support.ts";
 import { createClusterPki } from "../../src/pki/cluster-pki.ts";
 import { createCertificateAuthority, issueCertificate } from "../../src/pki/x509.ts";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../../src/storage/etcd/local-etcd.ts";
+import { startKarmada } from "./ha-nodes.ts";
 import { contextKubectl, eventually, type KubectlResult, sharedPath } from "./harness.ts";
 
-const KARMADA_BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 const CRD = sharedPath("conformance/karmada/operator/operator.karmada.io_karmadas.yaml");
 const SAMPLE = sharedPath("conformance/karmada/operator/karmada.yaml");
 const TEMPLATE = sharedPath("conformance/karmada/operator/karmada-sample.yaml");
-
-/** Starts `karmada <args>` and resolves with the first capture of `pattern` in its output. */
-function start(args: string[], pattern: RegExp, procs: ChildProcess[]): Promise<string> {
-  const child = spawn(process.execPath, [KARMADA_BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  procs.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`no ${pattern}: ${out.slice(-2000)}`)), 60_000);
-    const read = (d: Buffer): void => {
-      out += d.toString();
-      const m = pattern.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    child.stdout!.on("data", read);
-    child.stderr!.on("data", read);
-    child.once("exit", (code) => reject(new Error(`karmada ${args[0]} exited ${code}: ${out.slice(-2000)}`)));
-  });
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: objects as kubectl prints them, read field by field
 type Json = Record<string, any>;
@@ -96,7 +74,7 @@ describe.skipIf(!existsSync(CRD))("karmada operator (a simulated member as the h
     // Upstream's CRD as the operator's users install it.
     const crd = await kubectl(["create", "-f", CRD]);
     expect(crd.stderr).toBe("");
-    await start(
+    await startKarmada(
       ["operator", `--kubeconfig=${kubeconfig}`, "--health-probe-bind-address=0", "--log-level=warn"],
       /karmada operator (\S+) started/,
       procs,
@@ -317,7 +295,7 @@ describe.skipIf(!existsSync(CRD))("karmada operator (a simulated member as the h
         .slice(1)
         .filter((a) => !a.startsWith("--bind-address=") && !a.startsWith("--secure-port="))
         .map((a) => a.replaceAll("/etc/karmada/pki", pki));
-      const url = await start(
+      const url = await startKarmada(
         ["apiserver", ...args, "--bind-address=127.0.0.1", "--secure-port=0", "--log-level=warn"],
         /listening on (https:\/\/\S+)/,
         procs,
@@ -355,7 +333,7 @@ describe.skipIf(!existsSync(CRD))("karmada operator (a simulated member as the h
         .slice(1)
         .map((a) => (a.startsWith("--kubeconfig=") ? `--kubeconfig=${cmConfig}` : a))
         .map((a) => (a.startsWith("--health-probe-bind-address=") ? "--health-probe-bind-address=0" : a));
-      const identity = await start(
+      const identity = await startKarmada(
         ["controller-manager", ...cmArgs, "--log-level=warn"],
         /controller-manager (\S+) started/,
         procs,

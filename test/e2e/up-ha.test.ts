@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ETCD_BINARY } from "../../src/storage/etcd/local-etcd.ts";
-import { eventually, type KubectlResult } from "./harness.ts";
+import { contextKubectl, eventually, type KubectlResult } from "./harness.ts";
 import { alive, kubectlOn, startUp, type Up, untilRunning } from "./up-process.ts";
 import { table } from "./util.ts";
 
@@ -44,7 +44,8 @@ function processesOf(dataDir: string): Promise<string[]> {
   );
 }
 
-describe.skipIf(!existsSync(ETCD_BINARY))("karmada up --ha", () => {
+// Nine node processes and three etcd members share the machine with other suites: generous bounds.
+describe.skipIf(!existsSync(ETCD_BINARY))("karmada up --ha", { timeout: 300_000 }, () => {
   let dir: string;
   let dataDir: string;
   let kubeconfig: string;
@@ -94,7 +95,7 @@ describe.skipIf(!existsSync(ETCD_BINARY))("karmada up --ha", () => {
   it("starts three etcd members and three nodes; every context sees the same Ready fleet", async () => {
     const up = startUp(dataDir, ARGS);
     ups.push(up);
-    await untilRunning(up);
+    await untilRunning(up, 2_400);
     const out = up.output();
     expect(out).toContain("Starting the Karmada control plane in HA");
     expect(out).toContain("etcd: 3 members with client and peer TLS");
@@ -126,7 +127,7 @@ describe.skipIf(!existsSync(ETCD_BINARY))("karmada up --ha", () => {
             return ready.length === 3 ? ready : undefined;
           },
           `three Ready clusters through ${context}`,
-          200,
+          600,
           100,
         ),
       ).toEqual(["member1", "member2", "member3"]);
@@ -136,23 +137,10 @@ describe.skipIf(!existsSync(ETCD_BINARY))("karmada up --ha", () => {
 
   it("places a workload written through one node, read through another", async () => {
     const apply = (context: string, doc: string) =>
-      new Promise<KubectlResult>((resolve) => {
-        const child = execFile(
-          "/usr/bin/kubectl",
-          [
-            `--kubeconfig=${kubeconfig}`,
-            `--cache-dir=${join(dir, "cache")}`,
-            "--context",
-            context,
-            "apply",
-            "-f",
-            "-",
-          ],
-          { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: 30_000 },
-          (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
-        );
-        child.stdin!.end(doc);
-      });
+      contextKubectl(
+        () => kubeconfig,
+        () => dir,
+      )(context, ["apply", "-f", "-"], doc);
     const created = await kubectl([
       "--context",
       "karmada-apiserver-1",
@@ -228,7 +216,7 @@ describe.skipIf(!existsSync(ETCD_BINARY))("karmada up --ha", () => {
 
     const up = startUp(dataDir, ARGS);
     ups.push(up);
-    await untilRunning(up);
+    await untilRunning(up, 2_400);
     expect(up.output()).toContain("member1: already joined");
     expect(await memberReplicas("member1")).toBe("3");
     await eventually(

@@ -34,14 +34,15 @@ export function startUp(dataDir: string, args: readonly string[]): Up {
   return { proc, output: () => out, exited };
 }
 
-export async function untilRunning(up: Up): Promise<void> {
+/** Waits (bounded: `tries` × 100 ms) until `up` says it is running; throws with its output if it exits first. */
+export async function untilRunning(up: Up, tries = 900): Promise<void> {
   await eventually(
     async () => {
       if (up.proc.exitCode !== null) throw new Error(`karmada up exited: ${up.output()}`);
       return up.output().includes("Local Karmada is running.");
     },
     "karmada up to be ready",
-    900,
+    tries,
     100,
   );
 }
