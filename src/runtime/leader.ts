@@ -10,6 +10,8 @@
  * written for people and other tools, never trusted, so clock skew between candidates does not
  * matter (only skew in clock rate does).
  */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { rfc3339Micro, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import { type Logger, silentLogger } from "../log.ts";
@@ -510,4 +512,97 @@ export class LeaderElector {
     const windowMs = seconds === this.#leaseDurationSeconds ? this.#leaseDurationMs : seconds * 1000;
     return this.#observedTime + windowMs > now;
   }
+}
+
+export interface LeaderElectionFlags {
+  /** `--leader-elect` (true). Without it the controllers start at once. */
+  enabled: boolean;
+  /** `--leader-elect-resource-namespace` (karmada-system). */
+  namespace: string;
+  /** `--leader-elect-resource-name` (karmada-controller-manager). */
+  name: string;
+  /** `--leader-elect-lease-duration` (15s), `--leader-elect-renew-deadline` (10s), `--leader-elect-retry-period` (2s). */
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** Defaults to `<hostname>_<random>`, as upstream. A stable identity takes its own Lease back at once. */
+  identity?: string;
+}
+
+/** A replica that runs something only while it holds its Lease. */
+export interface Elected {
+  readonly identity: string;
+  /** True while this replica runs what it was given. */
+  leading(): boolean;
+  /** Stops what runs, then hands the Lease back so a standby takes over at once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `start()` while this replica leads the Lease `leaderElection` names (at once when
+ * leader election is off), and the function it returns when leading ends; `onLost` when
+ * leadership is lost other than by `stop()`. Shared by the controller manager, the scheduler,
+ * the agent and the operator.
+ */
+export function runElected(opts: {
+  client: Client;
+  log: Logger;
+  leaderElection: LeaderElectionFlags;
+  start: () => () => void;
+  onLost?: () => void;
+}): Elected {
+  const le = opts.leaderElection;
+  const identity = le.identity ?? `${hostname()}_${randomBytes(8).toString("hex")}`;
+  let stopRunning: (() => void) | undefined;
+  let stopping = false;
+  const startRunning = (): void => {
+    stopRunning = opts.start();
+  };
+  const stopNow = (): void => {
+    stopRunning?.();
+    stopRunning = undefined;
+  };
+  const leading = (): boolean => stopRunning !== undefined;
+
+  if (!le.enabled) {
+    startRunning();
+    return { identity, leading, stop: async () => stopNow() };
+  }
+
+  const elector = new LeaderElector({
+    client: opts.client,
+    namespace: le.namespace,
+    name: le.name,
+    identity,
+    leaseDurationMs: le.leaseDurationMs,
+    renewDeadlineMs: le.renewDeadlineMs,
+    retryPeriodMs: le.retryPeriodMs,
+    releaseOnCancel: true,
+    log: opts.log.child({ component: "leader-election" }),
+    onStartedLeading: () => {
+      opts.log.info("started leading", { identity });
+      startRunning();
+    },
+    onStoppedLeading: () => {
+      stopNow();
+      if (!stopping) {
+        opts.log.error(new Error("leader election lost"), "stopped leading", { identity });
+        opts.onLost?.();
+      }
+    },
+    onNewLeader: (holder) => {
+      if (holder !== identity) opts.log.info("new leader elected", { leader: holder });
+    },
+  }).start();
+
+  return {
+    identity,
+    leading,
+    async stop() {
+      stopping = true;
+      // What runs stops first, so that nothing of ours writes after the Lease is released.
+      stopNow();
+      await elector.stop();
+    },
+  };
 }
