@@ -160,6 +160,8 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
       new LocalClient(cp.api.context, { fieldManager: "karmada-apiserver" }),
       server,
       security.api.rootCaPem,
+    ).catch((e) =>
+      fail("apiserver", new StartupError(`cannot publish kube-public/cluster-info: ${errorMessage(e)}`)),
     );
   }
   log.info("serving", { url: cp.url, port: cp.port, storage: cp.store.backend });

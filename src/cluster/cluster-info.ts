@@ -8,7 +8,7 @@ import YAML from "yaml";
 import { CLUSTER_INFO_NAME, CLUSTER_INFO_NAMESPACE } from "../api/bootstrap-token.ts";
 import { isObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
-import { isNotFound } from "../machinery/errors.ts";
+import { isAlreadyExists } from "../machinery/errors.ts";
 
 /** The kubeconfig `karmadactl init` writes into cluster-info: one cluster, nameless, nothing else. */
 export function clusterInfoKubeconfig(server: string, caPem: string): string {
@@ -29,19 +29,21 @@ export function clusterInfoKubeconfig(server: string, caPem: string): string {
 export async function publishClusterInfo(admin: Client, server: string, caPem: string): Promise<void> {
   const kubeconfig = clusterInfoKubeconfig(server, caPem);
   try {
-    const current = await admin.get(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME);
-    const data = isObject(current.data) ? current.data : {};
-    if (data.kubeconfig !== kubeconfig) {
-      await admin.patch(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, "merge", {
-        data: { kubeconfig },
-      });
-    }
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
     await admin.create(RESOURCES.configmaps, {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: { name: CLUSTER_INFO_NAME, namespace: CLUSTER_INFO_NAMESPACE },
+      data: { kubeconfig },
+    });
+    return;
+  } catch (err) {
+    // Already there: made by an earlier start, or at this moment by another API server replica.
+    if (!isAlreadyExists(err)) throw err;
+  }
+  const current = await admin.get(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME);
+  const data = isObject(current.data) ? current.data : {};
+  if (data.kubeconfig !== kubeconfig) {
+    await admin.patch(RESOURCES.configmaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME, "merge", {
       data: { kubeconfig },
     });
   }

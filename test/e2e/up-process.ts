@@ -4,6 +4,7 @@
  * kubeconfig it writes.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
@@ -34,17 +35,17 @@ export function startUp(dataDir: string, args: readonly string[]): Up {
   return { proc, output: () => out, exited };
 }
 
-/** Waits (bounded: `tries` × 100 ms) until `up` says it is running; throws with its output if it exits first. */
+/**
+ * Waits (bounded: `tries` × 100 ms) until `up` says it is running; if it exits first, throws
+ * at once with its output and the tail of the log it points at (the data directory goes with the test).
+ */
 export async function untilRunning(up: Up, tries = 900): Promise<void> {
-  await eventually(
-    async () => {
-      if (up.proc.exitCode !== null) throw new Error(`karmada up exited: ${up.output()}`);
-      return up.output().includes("Local Karmada is running.");
-    },
-    "karmada up to be ready",
-    tries,
-    100,
-  );
+  const running = (): boolean => up.output().includes("Local Karmada is running.");
+  await eventually(async () => up.proc.exitCode !== null || running(), "karmada up to be ready", tries, 100);
+  if (running()) return;
+  const log = /see (\S+\.log)/.exec(up.output())?.[1];
+  const tail = log && existsSync(log) ? `\n${log}:\n${readFileSync(log, "utf8").slice(-3000)}` : "";
+  throw new Error(`karmada up exited: ${up.output()}${tail}`);
 }
 
 export function alive(pid: number): boolean {
