@@ -5,10 +5,15 @@
  */
 
 import type { PrinterColumn } from "../../api/schema.ts";
+import {
+  type JsonPathTemplate,
+  KUBECTL_OPTIONS,
+  parseJsonPath,
+  resultText,
+} from "../../machinery/jsonpath.ts";
 import { formatCreatedAt, translateTimestampSince } from "./age.ts";
 import { column, fieldColumn, NAME_COLUMN, nameOf } from "./cells.ts";
 import { FIELD_DOCS } from "./descriptions.ts";
-import { evaluateNodes, type JsonPathNode, parseJsonPath, resultText } from "./jsonpath.ts";
 import { at } from "./read.ts";
 import type { Cell, KindPrinter, TableColumnDefinition } from "./types.ts";
 
@@ -64,16 +69,16 @@ export function columnCell(type: string, results: readonly unknown[], now: numbe
  */
 export function customResourcePrinter(printerColumns: readonly PrinterColumn[]): KindPrinter {
   const declared = printerColumns.length > 0 ? printerColumns : DEFAULT_CUSTOM_RESOURCE_COLUMNS;
-  const compiled: Array<{ type: string; nodes: JsonPathNode[] }> = [];
+  const compiled: Array<{ type: string; path: JsonPathTemplate }> = [];
   const columns = [NAME_COLUMN];
   for (const col of declared) {
-    let nodes: JsonPathNode[];
+    let path: JsonPathTemplate;
     try {
-      nodes = parseJsonPath(col.jsonPath);
+      path = parseJsonPath(`{${col.jsonPath}}`);
     } catch {
       break;
     }
-    compiled.push({ type: col.type, nodes });
+    compiled.push({ type: col.type, path });
     const description =
       col.description !== undefined && col.description !== ""
         ? col.description
@@ -86,10 +91,10 @@ export function customResourcePrinter(printerColumns: readonly PrinterColumn[]):
     columns,
     row(obj, now) {
       const cells: Cell[] = [nameOf(obj)];
-      for (const { type, nodes } of compiled) {
+      for (const { type, path } of compiled) {
         let results: unknown[];
         try {
-          results = evaluateNodes(nodes, obj);
+          results = path.findResults(obj, KUBECTL_OPTIONS)[0] ?? [];
         } catch {
           results = [];
         }

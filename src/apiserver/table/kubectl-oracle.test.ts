@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrinterColumn } from "../../api/schema.ts";
+import { evaluateJsonPath, goNumberText, KUBECTL_OPTIONS, parseJsonPath } from "../../machinery/jsonpath.ts";
 import { humanDuration } from "./age.ts";
-import { evaluateJsonPath, goNumberText, resultText } from "./jsonpath.ts";
 import { toTable } from "./table.ts";
 
 const KUBECTL = "/usr/bin/kubectl";
@@ -507,7 +507,7 @@ describe.skipIf(!existsSync(KUBECTL))("kubectl as an oracle", () => {
 
     /** What custom-columns prints for one path: `%v` of each result joined by commas, `<none>` when none. */
     function customColumn(path: string, obj: unknown): string {
-      const values = evaluateJsonPath(path, obj);
+      const values = evaluateJsonPath(path, obj, KUBECTL_OPTIONS);
       if (values.length === 0) return "<none>";
       return values
         .map((v) => (v === null ? "<nil>" : typeof v === "number" ? goNumberText(v) : String(v)))
@@ -549,7 +549,7 @@ describe.skipIf(!existsSync(KUBECTL))("kubectl as an oracle", () => {
           "-o",
           `jsonpath=${template(path)}`,
         );
-        expect(printed, path).toBe(evaluateJsonPath(path, obj).map(resultText).join(" "));
+        expect(printed, path).toBe(parseJsonPath(`{${path}}`).execute(obj, KUBECTL_OPTIONS));
       }
     });
 
@@ -563,7 +563,7 @@ describe.skipIf(!existsSync(KUBECTL))("kubectl as an oracle", () => {
         ".spec[?(@.a)]",
       ];
       for (const path of failing) {
-        expect(() => evaluateJsonPath(path, obj), path).toThrow();
+        expect(() => evaluateJsonPath(path, obj, KUBECTL_OPTIONS), path).toThrow();
         await expect(
           kubectl("get", "works", "-n", "karmada-es-member1", "-o", `jsonpath={.items[0]${path}}`),
           path,
