@@ -5,7 +5,7 @@
  * - snapshot save and restore rates (SQLite to etcd);
  * - failover: from the SIGKILL of the node whose controller manager leads (its API server,
  *   controller manager, scheduler and etcd member) to the next binding scheduled and the next
- *   Work applied on a member, with a 3 s lease (test/e2e/ha-nodes.ts starts the nodes).
+ *   Work applied on a member, with a 3 s lease (test/support/ha-fleet.ts starts the nodes).
  * API servers run in this process with plain HTTP (`--insecure`-style) so that only the store
  * topology differs; each has its own load process.
  */
@@ -21,7 +21,7 @@ import { silentLogger } from "../src/log.ts";
 import { ETCD_BINARY, startLocalEtcdCluster } from "../src/storage/etcd/local-etcd.ts";
 import { openStore } from "../src/storage/open.ts";
 import { restoreSnapshot, saveSnapshot } from "../src/storage/snapshot.ts";
-import { startHaFleet } from "../test/e2e/ha-nodes.ts";
+import { startHaFleet } from "../test/support/ha-fleet.ts";
 import { configMap, handle, LoadClient, name, pool } from "./load.ts";
 import { fmt, type Row } from "./table.ts";
 

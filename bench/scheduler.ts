@@ -24,6 +24,7 @@ function fleet(): ClusterObject[] {
       kind: "Cluster",
       metadata: {
         name: `member${String(i).padStart(3, "0")}`,
+        uid: `uid-${i}`,
         labels: { tier: i % 4 === 0 ? "edge" : "core" },
       },
       spec: {

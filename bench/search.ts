@@ -180,7 +180,7 @@ async function fleetRows(cfg: SearchConfig, row: Row): Promise<void> {
         const m = members[i % members.length]!;
         const items = m.client.list(RESOURCES.pods, BENCH_NAMESPACE, { limit: 1 });
         const first = (await items).items[0]!;
-        await m.client.patch(RESOURCES.pods, BENCH_NAMESPACE, first.metadata.name!, "merge", {
+        await m.client.patch(RESOURCES.pods, BENCH_NAMESPACE, first.metadata.name, "merge", {
           metadata: { labels: { bench: String(i) } },
         });
       }

@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoredObject } from "../src/api/meta.ts";
+import type { NewObject } from "../src/api/meta.ts";
 import { rbacAuthorizer } from "../src/apiserver/authz/authorizer.ts";
 import { KUBERNETES_POLICY, roleObject } from "../src/apiserver/authz/bootstrap-policy.ts";
 import { RbacIndex } from "../src/apiserver/authz/rbac.ts";
@@ -124,7 +124,7 @@ function populatedIndex(bindings: number): { index: RbacIndex; users: number; na
         kind: "Role",
         metadata: { name: "reader", namespace: ns },
         rules: [{ apiGroups: [""], resources: ["configmaps", "pods"], verbs: ["get", "list", "watch"] }],
-      } as StoredObject);
+      } as NewObject);
     }
     const role = b % 3 === 0 ? { kind: "ClusterRole", name: "edit" } : { kind: "Role", name: "reader" };
     index.setRoleBinding(`${ns}/rb-${b}`, {
@@ -136,7 +136,7 @@ function populatedIndex(bindings: number): { index: RbacIndex; users: number; na
         { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: `user-${b % users}` },
         { kind: "ServiceAccount", name: `sa-${b % 7}`, namespace: ns },
       ],
-    } as StoredObject);
+    } as NewObject);
   }
   for (const spec of KUBERNETES_POLICY.bindings) {
     index.setClusterRoleBinding(spec.name, {
@@ -145,7 +145,7 @@ function populatedIndex(bindings: number): { index: RbacIndex; users: number; na
       metadata: { name: spec.name },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", ...spec.role },
       subjects: spec.subjects.map((s) => ({ ...s })),
-    } as StoredObject);
+    } as NewObject);
   }
   return { index, users, namespaces };
 }

@@ -7,7 +7,7 @@ const secret = (data: Record<string, string>): StoredObject => ({
   apiVersion: "v1",
   kind: "Secret",
   type: "bootstrap.kubernetes.io/token",
-  metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" },
+  metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system", uid: "uid-bootstrap-token" },
   data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])),
 });
 const NOW = Date.parse("2026-11-26T12:00:00Z");

@@ -4,7 +4,7 @@
  * Secret back into what it grants. Shared by the authenticator, the bootstrap signer, the
  * token cleaner and `karmadactl token`.
  */
-import { parseRfc3339 } from "../apiserver/table/age.ts";
+import { parseRfc3339 } from "../machinery/timestamps.ts";
 import { isObject, type StoredObject } from "./meta.ts";
 
 export const BOOTSTRAP_TOKEN_NAMESPACE = "kube-system";

@@ -49,11 +49,24 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-/** An object the server has read or written: metadata is always present. */
-export interface StoredObject extends KubeObject {
+/** An object about to be written: the server fills in `uid`, and `name` from `generateName`. */
+export interface NewObject extends KubeObject {
   apiVersion: string;
   kind: string;
   metadata: ObjectMeta;
+}
+
+/** What every stored object's metadata has: the server assigns `uid`, and `name` (or fills it from `generateName`). */
+export interface StoredMeta extends ObjectMeta {
+  name: string;
+  uid: string;
+}
+
+/** An object the server has read or written: metadata, its name and uid are always present. */
+export interface StoredObject extends KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: StoredMeta;
 }
 
 export const ownerReferenceSchema: Schema = s.object(

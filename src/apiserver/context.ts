@@ -3,6 +3,7 @@
  * request (RequestContext, with the user from day one so authorization can slot in).
  */
 
+import type { Operation } from "../api/admission.ts";
 import type { StoredObject } from "../api/meta.ts";
 import type { Logger } from "../log.ts";
 import type { FieldError } from "../machinery/errors.ts";
@@ -29,8 +30,6 @@ export interface RequestContext {
   warnings: string[];
   signal?: AbortSignal;
 }
-
-export type Operation = "CREATE" | "UPDATE" | "DELETE";
 
 /**
  * Admission in process: what Karmada's webhooks and Kubernetes' admission plugins do.

@@ -22,7 +22,7 @@ function approvedConditions(incoming: StoredObject, current: StoredObject, now: 
     if (LASTING_CONDITIONS.includes(String(c.type)) && !after.some((n) => n.type === c.type)) {
       throw invalid(
         { group: "certificates.k8s.io", kind: "CertificateSigningRequest" },
-        current.metadata.name!,
+        current.metadata.name,
         [
           {
             type: "FieldValueForbidden",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "./test-client.ts";
+import { startTestApi, type TestApi } from "../../test/support/api.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 
@@ -234,7 +234,7 @@ describe("API handler", () => {
       };
       for (const i of [1, 2])
         await api.call("POST", CM, cm(`${prefix}-child${i}`, {}, { ownerReferences: [ref] }));
-      return owner.body.metadata.uid!;
+      return owner.body.metadata.uid;
     }
 
     async function until(check: () => Promise<boolean>): Promise<void> {

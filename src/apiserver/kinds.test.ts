@@ -3,7 +3,7 @@
  * groups from one storage, deletecollection, bookmarks, and CRD scale subresources.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "./test-client.ts";
+import { startTestApi, type TestApi } from "../../test/support/api.ts";
 
 describe("kinds and their storage", () => {
   let api: TestApi;

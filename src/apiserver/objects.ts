@@ -28,7 +28,6 @@ import { type ResourceType, resourceRef } from "./resource-type.ts";
 /** The stored value → the object as served at `rt`'s version. */
 export function decodeStored(rt: ResourceType, kv: KeyValue): StoredObject {
   const obj = JSON.parse(kv.value) as StoredObject;
-  obj.metadata ??= {};
   obj.metadata.resourceVersion = String(kv.modRevision);
   return toServedVersion(rt, obj);
 }

@@ -12,6 +12,7 @@ import {
   type StoredObject,
 } from "../api/meta.ts";
 import type { Schema } from "../api/schema.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { type ApiError, badRequest, conflict, type StatusCause } from "../machinery/errors.ts";
 import {
   type ApplyConflict,
@@ -31,7 +32,6 @@ import {
   stripUntrackedFields,
   updateFields,
 } from "../machinery/managed-fields.ts";
-import { deepEqual } from "../machinery/structural.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
 
 /** The schema field sets are computed against: the kind's schema with ObjectMeta's list semantics. */
@@ -189,9 +189,7 @@ export function recordUpdate(
   const next: Decoded[] = result.map((m) => {
     const before = byId.get(m.manager);
     if (m.manager === id) {
-      const changed =
-        !before ||
-        JSON.stringify(serializeFieldsV1(before.fields)) !== JSON.stringify(serializeFieldsV1(m.fields));
+      const changed = !before || !deepEqual(serializeFieldsV1(before.fields), serializeFieldsV1(m.fields));
       return { key, id, fields: m.fields, time: changed ? time : before?.time };
     }
     return { ...before!, fields: m.fields };
@@ -293,7 +291,7 @@ export function applyConfig(
   const mine: Decoded = { key, id, fields: result.fields, time: rfc3339(now) };
   if (
     previous &&
-    JSON.stringify(serializeFieldsV1(previous.fields)) === JSON.stringify(serializeFieldsV1(result.fields)) &&
+    deepEqual(serializeFieldsV1(previous.fields), serializeFieldsV1(result.fields)) &&
     !result.changed
   ) {
     mine.time = previous.time;

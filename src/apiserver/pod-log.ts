@@ -140,7 +140,7 @@ export function podContainer(pod: StoredObject, requested: string | undefined): 
   const spec = isObject(pod.spec) ? pod.spec : {};
   const regular = namesOf(spec.containers);
   const all = [...namesOf(spec.initContainers), ...regular, ...namesOf(spec.ephemeralContainers)];
-  const name = pod.metadata.name!;
+  const name = pod.metadata.name;
   if (requested !== undefined) {
     if (!all.includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${name}`);
     return requested;
@@ -209,7 +209,7 @@ interface FollowTarget {
 /** The pod as stored now, if it is still the same pod. */
 async function currentPod(t: FollowTarget): Promise<StoredObject | undefined> {
   try {
-    const pod = await getObject(t.h.server, t.rt, t.pod.metadata.namespace, t.pod.metadata.name!);
+    const pod = await getObject(t.h.server, t.rt, t.pod.metadata.namespace, t.pod.metadata.name);
     return pod.metadata.uid === t.pod.metadata.uid ? pod : undefined;
   } catch (err) {
     if (isNotFound(err)) return undefined;

@@ -4,11 +4,13 @@
  * handling, generation, validation and admission. Every check runs before anything is
  * written, so a rejected request writes nothing.
  */
-import { apiVersionOf, isObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import type { Operation } from "../api/admission.ts";
+import { apiVersionOf, isObject, type NewObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { validateObjectMeta } from "../api/validation/index.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { badRequest, type FieldError, forbidden, invalid, notFound } from "../machinery/errors.ts";
-import { applySchemaDefaults, deepEqual, pruneObject, validateObject } from "../machinery/structural.ts";
-import type { Operation, RequestContext, ServerContext } from "./context.ts";
+import { applySchemaDefaults, pruneObject, validateObject } from "../machinery/structural.ts";
+import type { RequestContext, ServerContext } from "./context.ts";
 import { recordUpdate, sameIgnoringManagedTimes } from "./ownership.ts";
 import { type ResourceType, storageKey } from "./resource-type.ts";
 
@@ -209,9 +211,11 @@ export async function prepareCreate(
   server: ServerContext,
   ctx: RequestContext,
   rt: ResourceType,
-  obj: StoredObject,
+  body: NewObject,
   opts: CreateOptions,
 ): Promise<StoredObject> {
+  // Stored from here on: uid is assigned below, and a name missing after generateName fails validation.
+  const obj = body as StoredObject;
   const meta = obj.metadata;
   if (rt.namespaced) {
     if (meta.namespace && opts.namespace && meta.namespace !== opts.namespace) {

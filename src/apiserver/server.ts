@@ -7,7 +7,6 @@
 
 import { createHash, randomUUID } from "node:crypto";
 import { builtinKinds } from "../api/builtin/kinds.ts";
-import { karmadaAdmission } from "../api/karmada/admission/index.ts";
 import { karmadaCrds, karmadaNativeKinds } from "../api/karmada/index.ts";
 import type { StoredObject } from "../api/meta.ts";
 import type { CustomResourceDefinition } from "../api/schema.ts";
@@ -21,6 +20,7 @@ import { jwtSigner, jwtVerifier } from "../pki/jws.ts";
 import { type CertificateAndKey, publicKeyPemOf } from "../pki/x509.ts";
 import type { Store, Watch } from "../storage/store.ts";
 import { certificateSigningRequestAdmission } from "./admission/certificates.ts";
+import { karmadaAdmission } from "./admission/karmada.ts";
 import { rbacEscalationAdmission } from "./admission/rbac-escalation.ts";
 import {
   DEFAULT_SERVICE_IP_OPTIONS,
@@ -263,7 +263,7 @@ export class ApiServer {
     const { kvs, revision } = await this.context.store.list(storagePrefix(crdType));
     for (const kv of kvs) {
       const crd = decodeStored(crdType, kv);
-      this.registry.setCrd(crd.metadata.name!, crdResourceTypes(crd));
+      this.registry.setCrd(crd.metadata.name, crdResourceTypes(crd));
     }
     const watch: Watch = this.context.store.watch(CRD_PREFIX, revision, {
       onEvents: (events) => {

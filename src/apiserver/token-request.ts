@@ -112,14 +112,14 @@ export const tokenRequest: SubresourceHandler = {
           );
         }
       }
-      bound = { kind, name: obj.metadata.name!, uid: obj.metadata.uid! };
+      bound = { kind, name: obj.metadata.name, uid: obj.metadata.uid };
     }
     const now = h.server.clock.now();
     const { token, expiresAt } = issueBoundToken(
       { ...settings, signer: settings.signer },
       {
         namespace,
-        serviceAccount: { name, uid: sa.metadata.uid! },
+        serviceAccount: { name, uid: sa.metadata.uid },
         audiences,
         expirationSeconds,
         now,

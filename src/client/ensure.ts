@@ -2,7 +2,7 @@
  * Idempotent creation through any {@link Client}: what registration steps need so that a
  * second run, or a run after a partial failure, finds its objects in place instead of failing.
  */
-import type { StoredObject } from "../api/meta.ts";
+import type { NewObject, StoredObject } from "../api/meta.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
 import { type Client, RESOURCES } from "./client.ts";
 
@@ -38,7 +38,7 @@ export async function ensureNamespace(
 }
 
 /** Creates `obj`, or replaces the object of that name with it (what `kubectl apply` would leave). */
-export async function createOrReplace(client: Client, res: Resource, obj: StoredObject): Promise<void> {
+export async function createOrReplace(client: Client, res: Resource, obj: NewObject): Promise<void> {
   try {
     await client.create(res, obj);
   } catch (err) {

@@ -15,10 +15,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StoredObject } from "../api/meta.ts";
-import { SYSTEM_ADMIN } from "../apiserver/context.ts";
-import { ApiError, isNotFound, unauthorized } from "../machinery/errors.ts";
-import { RESOURCES } from "./client.ts";
 import {
   type ConformanceServer,
   failure,
@@ -26,7 +22,11 @@ import {
   startConformanceServer,
   until,
   watching,
-} from "./conformance.ts";
+} from "../../test/support/client-conformance.ts";
+import type { StoredObject } from "../api/meta.ts";
+import { SYSTEM_ADMIN } from "../apiserver/context.ts";
+import { ApiError, isNotFound, unauthorized } from "../machinery/errors.ts";
+import { RESOURCES } from "./client.ts";
 import { HttpClient, isTransportError, TransportError } from "./http.ts";
 import {
   httpClientFor,
@@ -178,7 +178,11 @@ async function startProxy(): Promise<Listening & { seen: string[] }> {
 const CM = RESOURCES.configmaps;
 
 function configMap(name: string): StoredObject {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" } };
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: "default", uid: `uid-${name}` },
+  };
 }
 
 // --- kubeconfigs, tokens, exec plugins ---------------------------------------------------

@@ -1,7 +1,11 @@
 import { expect, it } from "vitest";
+import {
+  failure,
+  runClientConformance,
+  startConformanceServer,
+} from "../../test/support/client-conformance.ts";
 import { isBadRequest } from "../machinery/errors.ts";
 import { RESOURCES } from "./client.ts";
-import { failure, runClientConformance, startConformanceServer } from "./conformance.ts";
 import { LocalClient } from "./local.ts";
 
 runClientConformance("local (in process)", async () => {

@@ -5,7 +5,7 @@
  * kind, the first customization by name that scripts an operation answers it, except
  * dependencies, which every customization of the kind may add to (the union, sorted).
  */
-import type { KubeObject, StoredObject } from "../api/meta.ts";
+import type { KubeObject, NewObject } from "../api/meta.ts";
 import type { AggregatedStatusItem, ReplicaRequirements } from "../karmada/types.ts";
 import type { LuaEngine, LuaLimits } from "./lua/engine.ts";
 import {
@@ -45,7 +45,7 @@ interface KindScripts {
 
 const kindKey = (apiVersion: string, kind: string): string => `${apiVersion}|${kind}`;
 
-function targetOf(ric: StoredObject): { apiVersion: string; kind: string } | undefined {
+function targetOf(ric: KubeObject): { apiVersion: string; kind: string } | undefined {
   const target = (ric.spec as { target?: { apiVersion?: string; kind?: string } } | undefined)?.target;
   return target?.apiVersion && target.kind ? { apiVersion: target.apiVersion, kind: target.kind } : undefined;
 }
@@ -63,7 +63,7 @@ export class CustomizationSource implements InterpreterSource {
   }
 
   /** Replaces the customizations (all of them, as an informer lists them). */
-  set(customizations: readonly StoredObject[]): void {
+  set(customizations: readonly NewObject[]): void {
     const byKind = new Map<string, KindScripts>();
     const sorted = [...customizations]
       .filter((c) => !c.metadata.deletionTimestamp)

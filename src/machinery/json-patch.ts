@@ -18,7 +18,8 @@
  * that does not start with `/` is a missing path (v4 reads `a/b` as `/b`).
  */
 
-import { cloneJson, getMember, isJsonObject, type JsonObject, jsonEqual, setMember } from "./merge-patch.ts";
+import { deepEqual } from "./equality.ts";
+import { cloneJson, getMember, isJsonObject, type JsonObject, setMember } from "./merge-patch.ts";
 
 /** The API server refuses JSON patches with more operations than this (413). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -216,7 +217,7 @@ function copy(doc: unknown, from: string, path: string): unknown {
 
 function test(doc: unknown, path: string, value: unknown): unknown {
   if (path === "") {
-    if (!jsonEqual(doc, value)) throw new JsonPatchApplyError(`testing value ${path} failed: test failed`);
+    if (!deepEqual(doc, value)) throw new JsonPatchApplyError(`testing value ${path} failed: test failed`);
     return doc;
   }
   const target = locate(doc, path);
@@ -224,7 +225,7 @@ function test(doc: unknown, path: string, value: unknown): unknown {
     throw new JsonPatchApplyError(`test operation does not apply: is missing path: ${path}${MISSING}`);
   }
   const actual = read(target, (err) => `error in test for path: '${path}': ${err}`);
-  const same = actual === undefined || actual === null ? value === null : jsonEqual(actual, value);
+  const same = actual === undefined || actual === null ? value === null : deepEqual(actual, value);
   if (!same) throw new JsonPatchApplyError(`testing value ${path} failed: test failed`);
   return doc;
 }

@@ -21,7 +21,8 @@
  */
 
 import type { Schema } from "../api/schema.ts";
-import { cloneJson, getMember, isJsonObject, type JsonObject, jsonEqual, setMember } from "./merge-patch.ts";
+import { deepEqual } from "./equality.ts";
+import { cloneJson, getMember, isJsonObject, type JsonObject, setMember } from "./merge-patch.ts";
 import { declaresProperty, itemSchema, propertySchema } from "./strategic-merge-patch.ts";
 
 /** A node of a field set. The root node stands for the object and is never a member. */
@@ -647,11 +648,11 @@ function compareValue(
 ): void {
   // Most of an updated object is as it was (a status write leaves the spec alone): an equal
   // subtree has no changes, found without walking it path by path.
-  if (before !== undefined && after !== undefined && (before === after || jsonEqual(before, after))) return;
+  if (before !== undefined && after !== undefined && (before === after || deepEqual(before, after))) return;
   if (isLeaf(before, after, schema)) {
     if (before === undefined) insertPath(out.added, path);
     else if (after === undefined) insertPath(out.removed, path);
-    else if (!jsonEqual(before, after)) insertPath(out.modified, path);
+    else if (!deepEqual(before, after)) insertPath(out.modified, path);
     return;
   }
   if (Array.isArray(before) || Array.isArray(after)) {
@@ -712,7 +713,7 @@ function compareLists(
     if (l.length <= 1 && r.length <= 1) {
       compareValue(l[0], r[0], items, itemPath, out);
     } else if (l.length >= 2 && r.length >= 2) {
-      if (!jsonEqual(l, r)) insertPath(out.modified, itemPath);
+      if (!deepEqual(l, r)) insertPath(out.modified, itemPath);
     } else if (l.length >= 2) {
       if (r.length === 1) compareValue(undefined, r[0], items, itemPath, out);
       insertPath(out.removed, itemPath);
@@ -818,7 +819,7 @@ export function applyFields(request: ApplyRequest): ApplyResult {
     object,
     fields: stripUntrackedFields(applied),
     others,
-    changed: !jsonEqual(request.live, object),
+    changed: !deepEqual(request.live, object),
   };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMergePatch, jsonEqual } from "./merge-patch.ts";
+import { applyMergePatch } from "./merge-patch.ts";
 import { type KubectlPatcher, kubectlAvailable, kubectlPatcher } from "./strategic-merge-patch.kubectl.ts";
 
 const doc = () => ({
@@ -79,19 +79,6 @@ describe("applyMergePatch", () => {
     const result = applyMergePatch({}, JSON.parse('{"__proto__":{"polluted":true}}')) as object;
     expect(Object.hasOwn(result, "__proto__")).toBe(true);
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
-  });
-});
-
-describe("jsonEqual", () => {
-  it.each([
-    [{ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }, true],
-    [{ a: 1 }, { a: 1, b: undefined }, false],
-    [[1, 2], [2, 1], false],
-    [null, null, true],
-    [{}, [], false],
-    ["1", 1, false],
-  ])("%j vs %j → %s", (a, b, want) => {
-    expect(jsonEqual(a, b)).toBe(want);
   });
 });
 

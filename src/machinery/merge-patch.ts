@@ -6,6 +6,8 @@
  * other value (arrays included) replaces the target value wholesale.
  */
 
+import { deepEqual } from "./equality.ts";
+
 /** A JSON object as `JSON.parse` returns it. */
 export type JsonObject = { [key: string]: unknown };
 
@@ -29,22 +31,6 @@ export function setMember(object: JsonObject, key: string, value: unknown): void
   } else {
     object[key] = value;
   }
-}
-
-/** Structural equality of two JSON values; member order does not matter. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
-  }
-  return false;
 }
 
 /** A deep copy of a JSON value (`undefined` stays `undefined`). */
@@ -101,4 +87,35 @@ function mergeInto(target: JsonObject, patch: JsonObject): void {
       setMember(target, key, cloneJson(value));
     }
   }
+}
+
+/**
+ * The JSON merge patch (RFC 7386) that turns `before` into `after`: changed members as they
+ * are now, removed members as null, arrays and scalars whole. Undefined when nothing changed.
+ * (A null inside `after` cannot be written by a merge patch; callers diff JSON objects, where
+ * Kubernetes treats null and absent alike.)
+ */
+export function createMergePatch(before: unknown, after: unknown): unknown {
+  if (!isJsonObject(before) || !isJsonObject(after)) {
+    return deepEqual(before, after) ? undefined : cloneJson(after);
+  }
+  const patch: JsonObject = {};
+  let changed = false;
+  for (const key of Object.keys(before)) {
+    if (getMember(before, key) !== undefined && getMember(after, key) === undefined) {
+      setMember(patch, key, null);
+      changed = true;
+    }
+  }
+  for (const key of Object.keys(after)) {
+    const next = getMember(after, key);
+    if (next === undefined) continue;
+    const prev = getMember(before, key);
+    const sub = prev === undefined ? cloneJson(next) : createMergePatch(prev, next);
+    if (sub !== undefined) {
+      setMember(patch, key, sub);
+      changed = true;
+    }
+  }
+  return changed ? patch : undefined;
 }

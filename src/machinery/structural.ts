@@ -5,6 +5,7 @@
  */
 import { isObject, objectMetaSchema } from "../api/meta.ts";
 import type { Schema } from "../api/schema.ts";
+import { deepEqual } from "./equality.ts";
 import type { FieldError } from "./errors.ts";
 
 /** Joins a path like Kubernetes prints it: `spec.template.spec.containers[0].name`, `data[key]`. */
@@ -514,22 +515,4 @@ function validateMap(
       validateValue(v, additional as Schema, index(path, key), errors, opts);
     }
   }
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ak = Object.keys(a as object);
-  const bo = b as Record<string, unknown>;
-  if (ak.length !== Object.keys(bo).length) return false;
-  for (const k of ak) {
-    if (!Object.hasOwn(bo, k) || !deepEqual((a as Record<string, unknown>)[k], bo[k])) return false;
-  }
-  return true;
 }

@@ -4,7 +4,7 @@
  * after which the pod stages evict them).
  */
 import type { AdmissionPlugin } from "../apiserver/context.ts";
-import { tolerates } from "./scheduling.ts";
+import { tolerationsTolerate } from "../machinery/tolerations.ts";
 import type { PodSpec } from "./types.ts";
 
 const DEFAULT_SECONDS = 300;
@@ -18,7 +18,7 @@ export function defaultTolerationSeconds(): AdmissionPlugin {
       const spec = (obj.spec ?? {}) as PodSpec;
       const tolerations = [...(spec.tolerations ?? [])];
       for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
-        if (tolerates(tolerations, { key, effect: "NoExecute" })) continue;
+        if (tolerationsTolerate(tolerations, { key, effect: "NoExecute" })) continue;
         tolerations.push({
           key,
           operator: "Exists",

@@ -11,7 +11,7 @@ import { decodeStored, encodeForStorage } from "../apiserver/objects.ts";
 import { storageKey } from "../apiserver/resource-type.ts";
 import { conflict, notFound } from "../machinery/errors.ts";
 import { RevisionMismatchError } from "../storage/store.ts";
-import { setCondition } from "./conditions.ts";
+import { setWorkloadCondition } from "./conditions.ts";
 import type { PodSpec, PodStatus } from "./types.ts";
 
 export type BindPod = (
@@ -41,7 +41,7 @@ export function storeBinder(server: ServerContext): BindPod {
       const next = structuredClone(current);
       (next.spec as PodSpec).nodeName = node;
       const status = (next.status ?? {}) as PodStatus;
-      status.conditions = setCondition(status.conditions, {
+      status.conditions = setWorkloadCondition(status.conditions, {
         type: "PodScheduled",
         status: "True",
         lastProbeTime: null,

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  conditionOf,
+  deploymentObject,
+  FAST,
+  podObject,
+  TestClock,
+  until,
+} from "../../test/support/member-sim.ts";
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { type MemberCluster, startMemberCluster } from "./cluster.ts";
 import { FaultError } from "./faults.ts";
-import { conditionOf, deploymentObject, FAST, podObject, TestClock, until } from "./test-support.ts";
 
 type Status = Record<string, unknown>;
 const statusOf = (o: StoredObject | undefined): Status => (o?.status ?? {}) as Status;
@@ -172,7 +179,7 @@ describe("member cluster: nodes, deployments, scheduling, faults", () => {
       state: { running: {} },
     });
     expect(ps.containerStatuses[0]!.imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
-    const rsStatus = statusOf(await get(RESOURCES.replicasets, n, rs.metadata.name!));
+    const rsStatus = statusOf(await get(RESOURCES.replicasets, n, rs.metadata.name));
     expect(rsStatus).toMatchObject({
       replicas: 3,
       fullyLabeledReplicas: 3,
@@ -410,7 +417,7 @@ describe("member cluster: nodes, deployments, scheduling, faults", () => {
     expect(conditionOf(pod, "Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady" });
     // It keeps restarting.
     await until(async () => {
-      const p = await get(RESOURCES.pods, n, pod.metadata.name!);
+      const p = await get(RESOURCES.pods, n, pod.metadata.name);
       return ((statusOf(p).containerStatuses as Array<{ restartCount: number }>)[0]!.restartCount ?? 0) >= 2;
     }, "another restart");
     await m.faults.set({ type: "restore" });

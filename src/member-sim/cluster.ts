@@ -26,7 +26,8 @@ import { parseQuantity } from "../machinery/quantity.ts";
 import { type ClusterPki, createClusterPki } from "../pki/cluster-pki.ts";
 import { type RunningController, runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
-import { InformerFactory, objectKey } from "../runtime/informer.ts";
+import { InformerFactory } from "../runtime/informer.ts";
+import { objectKey } from "../runtime/keys.ts";
 import { MemoryStore } from "../storage/memory/store.ts";
 import type { Store } from "../storage/store.ts";
 import { serveMember } from "./admin.ts";
@@ -276,7 +277,7 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
         watches: [
           {
             informer: informers.nodes,
-            map: (node) => informers.pods.byIndex(BY_NODE, node.metadata.name!).map(objectKey),
+            map: (node) => informers.pods.byIndex(BY_NODE, node.metadata.name).map(objectKey),
           },
         ],
       }),
@@ -302,10 +303,10 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
         const changed: string[] = [];
         for (const n of targets) {
           if (!n || ((n.spec ?? {}) as { unschedulable?: boolean }).unschedulable === unschedulable) continue;
-          await controllerClient.patch(RESOURCES.nodes, undefined, n.metadata.name!, "merge", {
+          await controllerClient.patch(RESOURCES.nodes, undefined, n.metadata.name, "merge", {
             spec: { unschedulable: unschedulable ? true : null },
           });
-          changed.push(n.metadata.name!);
+          changed.push(n.metadata.name);
         }
         return changed;
       },
@@ -319,7 +320,7 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
         for (const pod of list.items) {
           if (pod.metadata.deletionTimestamp) continue;
           try {
-            await client.delete(RESOURCES.pods, namespace, pod.metadata.name!);
+            await client.delete(RESOURCES.pods, namespace, pod.metadata.name);
             deleted++;
           } catch (err) {
             if (!isNotFound(err)) throw err;
@@ -342,7 +343,7 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
       api,
       client,
       faults,
-      clusterId: kubeSystem.metadata.uid!,
+      clusterId: kubeSystem.metadata.uid,
       informers,
       runningStageKinds: () => custom.runningKinds(),
       async stop() {

@@ -5,10 +5,11 @@
  */
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isNotFound } from "../machinery/errors.ts";
-import { deepEqual } from "../machinery/structural.ts";
 import type { ReconcileResult } from "../runtime/controller.ts";
-import { type Informer, objectKey } from "../runtime/informer.ts";
+import type { Informer } from "../runtime/informer.ts";
+import { objectKey } from "../runtime/keys.ts";
 import type { Sim } from "./context.ts";
 import { untilAvailable } from "./workload.ts";
 
@@ -51,8 +52,8 @@ export async function deletePods(
 ): Promise<void> {
   for (const pod of pods) {
     try {
-      const left = await sim.client.delete(RESOURCES.pods, pod.metadata.namespace, pod.metadata.name!, {
-        preconditions: { uid: pod.metadata.uid! },
+      const left = await sim.client.delete(RESOURCES.pods, pod.metadata.namespace, pod.metadata.name, {
+        preconditions: { uid: pod.metadata.uid },
       });
       await (left
         ? sim.caughtUp(sim.informers.pods, left)

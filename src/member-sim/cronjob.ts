@@ -10,12 +10,12 @@
  */
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { isConditionTrue } from "../machinery/conditions.ts";
+import { parseCron } from "../machinery/cron.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
-import { deepEqual } from "../machinery/structural.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { isConditionTrue } from "./conditions.ts";
 import type { Sim } from "./context.ts";
-import { parseSchedule } from "./cron-schedule.ts";
 import type { ObjectReference } from "./types.ts";
 import { BY_CONTROLLER, controllerKey, controllerRef, timestamp } from "./workload.ts";
 
@@ -61,7 +61,9 @@ export function scheduleTimes(
   earliest: number,
   now: number,
 ): { latest?: number; next?: number; missed: number } {
-  const s = parseSchedule(schedule, timeZone);
+  const parsed = parseCron(schedule, timeZone);
+  if (parsed.error !== undefined) throw new Error(parsed.error);
+  const s = parsed.schedule;
   let latest: number | undefined;
   let missed = 0;
   let t = s.next(earliest);
@@ -89,9 +91,9 @@ function jobRef(job: StoredObject): ObjectReference {
   return {
     apiVersion: "batch/v1",
     kind: "Job",
-    name: job.metadata.name!,
+    name: job.metadata.name,
     namespace: job.metadata.namespace!,
-    uid: job.metadata.uid!,
+    uid: job.metadata.uid,
     resourceVersion: job.metadata.resourceVersion!,
   };
 }
@@ -128,9 +130,9 @@ export function cronJobController(sim: Sim): Controller {
 
   const deleteJob = async (job: StoredObject): Promise<void> => {
     try {
-      await sim.client.delete(RESOURCES.jobs, job.metadata.namespace, job.metadata.name!, {
+      await sim.client.delete(RESOURCES.jobs, job.metadata.namespace, job.metadata.name, {
         propagationPolicy: "Background",
-        preconditions: { uid: job.metadata.uid! },
+        preconditions: { uid: job.metadata.uid },
       });
     } catch (err) {
       if (!isNotFound(err)) throw err;
@@ -210,9 +212,7 @@ export function cronJobController(sim: Sim): Controller {
       if (!cj || cj.metadata.deletionTimestamp) return undefined;
       const spec = (cj.spec ?? {}) as CronJobSpec;
       const old = (cj.status ?? {}) as CronJobStatus;
-      const owned = jobs
-        .byIndex(BY_CONTROLLER, cj.metadata.uid!)
-        .filter((j) => !j.metadata.deletionTimestamp);
+      const owned = jobs.byIndex(BY_CONTROLLER, cj.metadata.uid).filter((j) => !j.metadata.deletionTimestamp);
       const running = owned.filter((j) => finishedAs(j) === undefined);
       await cleanupHistory(spec, owned);
       let active = running.map(jobRef);

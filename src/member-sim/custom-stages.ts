@@ -26,7 +26,7 @@ import { parse } from "yaml";
 import { rfc3339, type StoredObject } from "../api/meta.ts";
 import type { ResourceRef } from "../client/client.ts";
 import type { Logger } from "../log.ts";
-import { deepEqual } from "../machinery/structural.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { type RunningController, runController } from "../runtime/controller.ts";
 import type { Informer, InformerFactory } from "../runtime/informer.ts";
 import type { Sim } from "./context.ts";

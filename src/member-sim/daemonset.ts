@@ -91,7 +91,7 @@ const byAge = (a: StoredObject, b: StoredObject): number =>
 /** The DaemonSet's pods (not terminating) by the node they are meant for. */
 function podsByNode(sim: Sim, ds: StoredObject): Map<string, StoredObject[]> {
   const byNode = new Map<string, StoredObject[]>();
-  for (const pod of sim.informers.pods.byIndex(BY_CONTROLLER, ds.metadata.uid!)) {
+  for (const pod of sim.informers.pods.byIndex(BY_CONTROLLER, ds.metadata.uid)) {
     if (pod.metadata.deletionTimestamp) continue;
     const node = targetNode(pod) ?? "";
     byNode.set(node, [...(byNode.get(node) ?? []), pod]);
@@ -105,7 +105,7 @@ async function placePods(sim: Sim, ds: StoredObject, wanted: StoredObject[], has
   const byNode = podsByNode(sim, ds);
   const missing: KubeObject[] = [];
   for (const node of wanted) {
-    const name = node.metadata.name!;
+    const name = node.metadata.name;
     const here = (byNode.get(name) ?? []).sort(byAge);
     const running = here.filter((p) => !isTerminal(p));
     await deletePods(sim, [...here.filter(isTerminal), ...running.slice(1)]);
@@ -200,12 +200,12 @@ export function daemonSetController(sim: Sim): Controller {
         spec.template?.metadata?.labels,
       );
       const wanted = nodes.list().filter((n) => shouldRunOn(spec.template, n));
-      const wantedNames = new Set(wanted.map((n) => n.metadata.name!));
+      const wantedNames = new Set(wanted.map((n) => n.metadata.name));
       await placePods(sim, ds, wanted, hash);
       const misscheduled = await removeMisscheduled(sim, ds, wantedNames);
       const live = (): StoredObject[] =>
         pods
-          .byIndex(BY_CONTROLLER, ds.metadata.uid!)
+          .byIndex(BY_CONTROLLER, ds.metadata.uid)
           .filter(
             (p) => !p.metadata.deletionTimestamp && !isTerminal(p) && wantedNames.has(targetNode(p) ?? ""),
           );
@@ -219,7 +219,7 @@ export function daemonSetController(sim: Sim): Controller {
       );
       await commitStatus(sim, RESOURCES.daemonsets, daemonsets, latest, status);
       const inUse = new Set([
-        revision.metadata.name!,
+        revision.metadata.name,
         ...live().map((p) => `${ds.metadata.name}-${p.metadata.labels?.[HASH_LABEL]}`),
       ]);
       await pruneRevisions(sim, ds, spec.revisionHistoryLimit ?? 10, inUse);

@@ -23,7 +23,7 @@ function rs(
   return {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
-    metadata: { name, creationTimestamp: created },
+    metadata: { name, uid: `uid-${name}`, creationTimestamp: created },
     spec: { replicas },
     status: {
       replicas: status.replicas ?? replicas,
@@ -37,7 +37,7 @@ function deployment(spec: DeploymentSpec, status: DeploymentStatus = {}, generat
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: "web", generation },
+    metadata: { name: "web", uid: "uid-web", generation },
     spec: { replicas: 3, progressDeadlineSeconds: 600, ...spec },
     status,
   };

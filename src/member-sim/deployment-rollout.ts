@@ -5,9 +5,10 @@
  * pkg/controller/deployment (rolling.go, sync.go, progress.go, util/deployment_util.go).
  */
 import type { StoredObject } from "../api/meta.ts";
-import { getCondition, removeCondition, setCondition } from "./conditions.ts";
+import { findCondition } from "../machinery/conditions.ts";
+import { setWorkloadCondition, withoutCondition } from "./conditions.ts";
 import type {
-  Condition,
+  BuiltinCondition,
   DeploymentSpec,
   DeploymentStatus,
   ReplicaSetSpec,
@@ -87,7 +88,7 @@ export function oldReplicaSetsScaleDown(
   newRS: StoredObject,
 ): Map<string, number> {
   const plan = new Map<string, number>();
-  const sizeOf = (rs: StoredObject): number => plan.get(rs.metadata.name!) ?? specReplicas(rs);
+  const sizeOf = (rs: StoredObject): number => plan.get(rs.metadata.name) ?? specReplicas(rs);
   if (sum(oldRSs, specReplicas) === 0) return plan;
   const all = [...oldRSs, newRS];
   const minAvailable = (spec.replicas ?? 1) - maxUnavailable(spec);
@@ -104,7 +105,7 @@ export function oldReplicaSetsScaleDown(
     const unhealthy = specReplicas(rs) - (rsStatus(rs).availableReplicas ?? 0);
     if (unhealthy <= 0) continue;
     const n = Math.min(maxScaledDown - cleaned, unhealthy);
-    plan.set(rs.metadata.name!, specReplicas(rs) - n);
+    plan.set(rs.metadata.name, specReplicas(rs) - n);
     cleaned += n;
   }
   // Then available ones, keeping minAvailable.
@@ -116,7 +117,7 @@ export function oldReplicaSetsScaleDown(
     const size = sizeOf(rs);
     if (size === 0) continue;
     const n = Math.min(size, budget);
-    plan.set(rs.metadata.name!, size - n);
+    plan.set(rs.metadata.name, size - n);
     budget -= n;
   }
   return plan;
@@ -128,7 +129,7 @@ function newCondition(
   reason: string,
   message: string,
   now: string,
-): Condition {
+): BuiltinCondition {
   return { type, status, lastUpdateTime: now, lastTransitionTime: now, reason, message };
 }
 
@@ -137,7 +138,7 @@ export function calculateStatus(
   d: StoredObject,
   allRSs: readonly StoredObject[],
   newRS: StoredObject | undefined,
-  conditions: readonly Condition[],
+  conditions: readonly BuiltinCondition[],
   now: string,
 ): DeploymentStatus {
   const spec = (d.spec ?? {}) as DeploymentSpec;
@@ -170,7 +171,7 @@ export function calculateStatus(
           "Deployment does not have minimum availability.",
           now,
         );
-  status.conditions = setCondition(conditions, cond);
+  status.conditions = setWorkloadCondition(conditions, cond);
   return status;
 }
 
@@ -202,12 +203,12 @@ function deploymentProgressing(old: DeploymentStatus, next: DeploymentStatus): b
 /** Milliseconds until the rollout times out (undefined: no deadline running), ≤ 0: timed out. */
 export function untilProgressDeadline(
   d: StoredObject,
-  conditions: readonly Condition[] | undefined,
+  conditions: readonly BuiltinCondition[] | undefined,
   nowMs: number,
 ): number | undefined {
   const spec = (d.spec ?? {}) as DeploymentSpec;
   if (!hasProgressDeadline(spec)) return undefined;
-  const cond = getCondition(conditions, "Progressing");
+  const cond = findCondition(conditions, "Progressing");
   if (!cond || cond.reason === "NewReplicaSetAvailable" || cond.reason === "ProgressDeadlineExceeded")
     return undefined;
   const from = Date.parse(cond.lastUpdateTime ?? "");
@@ -226,8 +227,8 @@ export function withProgress(
   const spec = (d.spec ?? {}) as DeploymentSpec;
   const old = (d.status ?? {}) as DeploymentStatus;
   let conditions = next.conditions ?? [];
-  if (!hasProgressDeadline(spec)) conditions = removeCondition(conditions, "Progressing");
-  const current = getCondition(old.conditions, "Progressing");
+  if (!hasProgressDeadline(spec)) conditions = withoutCondition(conditions, "Progressing");
+  const current = findCondition(old.conditions, "Progressing");
   const complete =
     (next.replicas ?? 0) === (next.updatedReplicas ?? 0) && current?.reason === "NewReplicaSetAvailable";
   if (hasProgressDeadline(spec) && !complete) {
@@ -236,7 +237,7 @@ export function withProgress(
       const msg = name
         ? `ReplicaSet "${name}" has successfully progressed.`
         : "Deployment has successfully progressed.";
-      conditions = setCondition(
+      conditions = setWorkloadCondition(
         conditions,
         newCondition("Progressing", "True", "NewReplicaSetAvailable", msg, now),
       );
@@ -246,15 +247,15 @@ export function withProgress(
         : `Deployment "${d.metadata.name}" is progressing.`;
       const cond = newCondition("Progressing", "True", "ReplicaSetUpdated", msg, now);
       // Progress refreshes lastUpdateTime even when the reason stays the same.
-      const existing = getCondition(conditions, "Progressing");
+      const existing = findCondition(conditions, "Progressing");
       if (existing?.status === "True" && existing.lastTransitionTime)
         cond.lastTransitionTime = existing.lastTransitionTime;
-      conditions = [...removeCondition(conditions, "Progressing"), cond];
+      conditions = [...withoutCondition(conditions, "Progressing"), cond];
     } else if ((untilProgressDeadline(d, conditions, nowMs) ?? 1) <= 0) {
       const msg = name
         ? `ReplicaSet "${name}" has timed out progressing.`
         : `Deployment "${d.metadata.name}" has timed out progressing.`;
-      conditions = setCondition(
+      conditions = setWorkloadCondition(
         conditions,
         newCondition("Progressing", "False", "ProgressDeadlineExceeded", msg, now),
       );
@@ -265,19 +266,19 @@ export function withProgress(
 
 /** The Progressing condition set when the new ReplicaSet is created or first found. */
 export function newReplicaSetCondition(
-  conditions: readonly Condition[] | undefined,
+  conditions: readonly BuiltinCondition[] | undefined,
   rsName: string,
   created: boolean,
   now: string,
-): Condition[] {
+): BuiltinCondition[] {
   if (created) {
-    return setCondition(
+    return setWorkloadCondition(
       conditions,
       newCondition("Progressing", "True", "NewReplicaSetCreated", `Created new replica set "${rsName}"`, now),
     );
   }
-  if (getCondition(conditions, "Progressing")) return [...(conditions ?? [])];
-  return setCondition(
+  if (findCondition(conditions, "Progressing")) return [...(conditions ?? [])];
+  return setWorkloadCondition(
     conditions,
     newCondition("Progressing", "True", "FoundNewReplicaSet", `Found new replica set "${rsName}"`, now),
   );

@@ -11,8 +11,8 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
-import { deepEqual } from "../machinery/structural.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { Sim } from "./context.ts";
 import {
@@ -191,7 +191,7 @@ export function deploymentController(sim: Sim): Controller {
     }
     const plan = oldReplicaSetsScaleDown(spec, oldRSs, newRS);
     for (const rs of oldRSs) {
-      const size = plan.get(rs.metadata.name!);
+      const size = plan.get(rs.metadata.name);
       if (size !== undefined && size !== specReplicas(rs)) await scale(d, rs, size);
     }
   };
@@ -203,8 +203,8 @@ export function deploymentController(sim: Sim): Controller {
       .filter((rs) => specReplicas(rs) === 0 && !((rs.status ?? {}) as { replicas?: number }).replicas)
       .sort((a, b) => revisionOf(a) - revisionOf(b));
     for (const rs of empty.slice(0, Math.max(0, empty.length - limit))) {
-      await sim.client.delete(RESOURCES.replicasets, rs.metadata.namespace, rs.metadata.name!, {
-        preconditions: { uid: rs.metadata.uid! },
+      await sim.client.delete(RESOURCES.replicasets, rs.metadata.namespace, rs.metadata.name, {
+        preconditions: { uid: rs.metadata.uid },
       });
     }
   };
@@ -218,7 +218,7 @@ export function deploymentController(sim: Sim): Controller {
       if (!d || d.metadata.deletionTimestamp) return undefined;
       const spec = (d.spec ?? {}) as DeploymentSpec;
       const owned = () =>
-        replicasets.byIndex(BY_CONTROLLER, d!.metadata.uid!).filter((rs) => !rs.metadata.deletionTimestamp);
+        replicasets.byIndex(BY_CONTROLLER, d!.metadata.uid).filter((rs) => !rs.metadata.deletionTimestamp);
       let all = owned();
       let newRS = all.find((rs) => sameTemplate(rs, d!));
       let oldRSs = all.filter((rs) => rs !== newRS);
@@ -228,9 +228,9 @@ export function deploymentController(sim: Sim): Controller {
         const maxOld = Math.max(0, ...oldRSs.map(revisionOf));
         if (!newRS) {
           newRS = await createNewReplicaSet(d, all, maxOld + 1);
-          conditions = newReplicaSetCondition(conditions, newRS.metadata.name!, true, now);
+          conditions = newReplicaSetCondition(conditions, newRS.metadata.name, true, now);
         } else {
-          conditions = newReplicaSetCondition(conditions, newRS.metadata.name!, false, now);
+          conditions = newReplicaSetCondition(conditions, newRS.metadata.name, false, now);
           if (revisionOf(newRS) <= maxOld) {
             // A rollback: the old template's ReplicaSet becomes the newest revision.
             const written = await sim.client.update(RESOURCES.replicasets, {

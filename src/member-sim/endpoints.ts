@@ -8,11 +8,11 @@
  */
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isNotFound } from "../machinery/errors.ts";
 import { matches, type Selector } from "../machinery/labels.ts";
-import { deepEqual } from "../machinery/structural.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { objectKey } from "../runtime/informer.ts";
+import { objectKey } from "../runtime/keys.ts";
 import { ENDPOINTSLICES, type Sim } from "./context.ts";
 import type { IntOrString } from "./types.ts";
 import {
@@ -252,7 +252,7 @@ export function endpointsController(sim: Sim): Controller {
       );
     }
     for (const s of existing)
-      if (!wantedNames.has(s.metadata.name!)) await remove(ENDPOINTSLICES, namespace, s.metadata.name!);
+      if (!wantedNames.has(s.metadata.name)) await remove(ENDPOINTSLICES, namespace, s.metadata.name);
   };
 
   return {

@@ -12,11 +12,12 @@
  */
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { findCondition, isConditionTrue } from "../machinery/conditions.ts";
 import type { Controller } from "../runtime/controller.ts";
 import { commitStatus, createPods, deletePods } from "./commit.ts";
-import { getCondition, isConditionTrue, setCondition } from "./conditions.ts";
+import { setWorkloadCondition } from "./conditions.ts";
 import type { Sim } from "./context.ts";
-import type { Condition, PodTemplateSpec } from "./types.ts";
+import type { BuiltinCondition, PodTemplateSpec } from "./types.ts";
 import {
   BY_CONTROLLER,
   controllerKey,
@@ -40,7 +41,7 @@ interface JobSpec {
 }
 
 interface JobStatus {
-  conditions?: Condition[];
+  conditions?: BuiltinCondition[];
   startTime?: string;
   completionTime?: string;
   [field: string]: unknown;
@@ -57,7 +58,7 @@ function jobCondition(
   reason: string,
   message: string,
   now: string,
-): Condition {
+): BuiltinCondition {
   return { type, status, reason, message, lastProbeTime: now, lastTransitionTime: now };
 }
 
@@ -163,7 +164,11 @@ function newPods(job: StoredObject, counts: PodCounts, n: number): KubeObject[] 
 export function jobStatus(
   job: StoredObject,
   counts: PodCounts,
-  fields: { conditions: Condition[]; startTime: string | undefined; completionTime: string | undefined },
+  fields: {
+    conditions: BuiltinCondition[];
+    startTime: string | undefined;
+    completionTime: string | undefined;
+  },
 ): Record<string, unknown> {
   const indexed = ((job.spec ?? {}) as JobSpec).completionMode === "Indexed";
   const indexes = counts.succeeded.map(indexOf).filter((i): i is number => i !== undefined);
@@ -185,16 +190,16 @@ export function jobController(sim: Sim): Controller {
   const { jobs, pods } = sim.informers;
   const owned = (job: StoredObject): PodCounts =>
     countPods(
-      pods.byIndex(BY_CONTROLLER, job.metadata.uid!),
+      pods.byIndex(BY_CONTROLLER, job.metadata.uid),
       ((job.spec ?? {}) as JobSpec).completionMode === "Indexed",
     );
 
   /** One step of a running (not finished, not suspended) Job; returns its new conditions. */
   const run = async (
     job: StoredObject,
-    conditions: Condition[],
+    conditions: BuiltinCondition[],
     startTime: string,
-  ): Promise<{ conditions: Condition[]; done?: string; requeue?: number }> => {
+  ): Promise<{ conditions: BuiltinCondition[]; done?: string; requeue?: number }> => {
     const spec = (job.spec ?? {}) as JobSpec;
     const nowMs = sim.now();
     const now = timestamp(nowMs);
@@ -205,8 +210,8 @@ export function jobController(sim: Sim): Controller {
       await deletePods(sim, counts.active);
       sim.events.event(job, "Warning", failure.reason, failure.message);
       return {
-        conditions: setCondition(
-          setCondition(
+        conditions: setWorkloadCondition(
+          setWorkloadCondition(
             conditions,
             jobCondition("FailureTarget", "True", failure.reason, failure.message, now),
           ),
@@ -219,8 +224,8 @@ export function jobController(sim: Sim): Controller {
       await deletePods(sim, counts.active);
       sim.events.event(job, "Normal", "Completed", "Job completed");
       return {
-        conditions: setCondition(
-          setCondition(
+        conditions: setWorkloadCondition(
+          setWorkloadCondition(
             conditions,
             jobCondition("SuccessCriteriaMet", "True", "CompletionsReached", msg, now),
           ),
@@ -260,14 +265,14 @@ export function jobController(sim: Sim): Controller {
       let requeue: number | undefined;
       if (!isJobFinished(job) && spec.suspend) {
         await deletePods(sim, owned(job).active);
-        conditions = setCondition(
+        conditions = setWorkloadCondition(
           conditions,
           jobCondition("Suspended", "True", "JobSuspended", "Job suspended", now),
         );
         startTime = undefined;
       } else if (!isJobFinished(job)) {
-        if (getCondition(conditions, "Suspended")?.status === "True") {
-          conditions = setCondition(
+        if (findCondition(conditions, "Suspended")?.status === "True") {
+          conditions = setWorkloadCondition(
             conditions,
             jobCondition("Suspended", "False", "JobResumed", "Job resumed", now),
           );

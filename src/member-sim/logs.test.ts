@@ -5,6 +5,7 @@
  * the kubelet distinguishes can be set up exactly; the clock is a TestClock.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TestClock, until } from "../../test/support/member-sim.ts";
 import type { StoredObject } from "../api/meta.ts";
 import type { UserInfo } from "../apiserver/context.ts";
 import { type RunningHttpServer, startHttpServer } from "../apiserver/http.ts";
@@ -13,7 +14,6 @@ import { ApiServer } from "../apiserver/server.ts";
 import { silentLogger } from "../log.ts";
 import { MemoryStore } from "../storage/memory/store.ts";
 import { simulatedPodLogs } from "./logs.ts";
-import { TestClock, until } from "./test-support.ts";
 import type { ContainerStatus, PodStatus } from "./types.ts";
 
 const NS = "default";

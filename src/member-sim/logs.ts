@@ -104,7 +104,7 @@ function waitingMessage(reason: string | undefined): string {
 
 /** Which instance the request reads (validateContainerLogStatus); throws the kubelet's 400. */
 export function instanceToRead(pod: StoredObject, container: string, previous: boolean): Instance {
-  const podName = pod.metadata.name!;
+  const podName = pod.metadata.name;
   const s = statusOf(pod, container);
   if (!s) throw refused(container, podName, waitingMessage("ContainerCreating"));
   const last = s.lastState?.terminated;

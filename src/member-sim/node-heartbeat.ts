@@ -28,7 +28,7 @@ export function nodeHeartbeatController(
 
   /** Renews the node's Lease (the last one written is kept, so a renewal is one update). */
   const renewLease = async (node: StoredObject, retry = true): Promise<void> => {
-    const name = node.metadata.name!;
+    const name = node.metadata.name;
     const spec = {
       holderIdentity: name,
       leaseDurationSeconds: LEASE_DURATION_SECONDS,
@@ -47,7 +47,7 @@ export function nodeHeartbeatController(
             metadata: {
               name,
               namespace: "kube-node-lease",
-              ownerReferences: [{ apiVersion: "v1", kind: "Node", name, uid: node.metadata.uid! }],
+              ownerReferences: [{ apiVersion: "v1", kind: "Node", name, uid: node.metadata.uid }],
             },
             spec,
           });

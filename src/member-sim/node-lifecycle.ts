@@ -6,8 +6,8 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isNotFound } from "../machinery/errors.ts";
-import { deepEqual } from "../machinery/structural.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { Sim } from "./context.ts";
 import type { NodeSpec, NodeStatus, Taint } from "./types.ts";

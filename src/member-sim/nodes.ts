@@ -13,7 +13,7 @@ import { VERSION } from "../apiserver/server.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
 import { ENDPOINTSLICES } from "./context.ts";
-import type { Condition, NodeStatus } from "./types.ts";
+import type { BuiltinCondition, NodeStatus } from "./types.ts";
 import { fnv32a, timestamp } from "./workload.ts";
 
 export interface NodeOptions {
@@ -52,8 +52,16 @@ export function nodeCapacity(
 }
 
 /** The conditions a healthy kubelet reports. */
-export function healthyConditions(now: string, previous: readonly Condition[] = []): Condition[] {
-  const cond = (type: string, status: "True" | "False", reason: string, message: string): Condition => {
+export function healthyConditions(
+  now: string,
+  previous: readonly BuiltinCondition[] = [],
+): BuiltinCondition[] {
+  const cond = (
+    type: string,
+    status: "True" | "False",
+    reason: string,
+    message: string,
+  ): BuiltinCondition => {
     const prev = previous.find((c) => c.type === type);
     return {
       type,
@@ -73,7 +81,7 @@ export function healthyConditions(now: string, previous: readonly Condition[] = 
 }
 
 /** What the node lifecycle controller writes once a kubelet stopped reporting. */
-export function unknownConditions(now: string, previous: readonly Condition[]): Condition[] {
+export function unknownConditions(now: string, previous: readonly BuiltinCondition[]): BuiltinCondition[] {
   const types = ["MemoryPressure", "DiskPressure", "PIDPressure", "Ready"];
   return types.map((type) => {
     const prev = previous.find((c) => c.type === type);

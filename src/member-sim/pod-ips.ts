@@ -5,7 +5,7 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import type { Informer } from "../runtime/informer.ts";
-import { objectKey } from "../runtime/informer.ts";
+import { objectKey } from "../runtime/keys.ts";
 import type { NodeSpec } from "./types.ts";
 import { BY_NODE, isTerminal, podStatus } from "./workload.ts";
 
@@ -44,7 +44,7 @@ export class PodIpAllocator {
     const range = cidrRange(((node.spec ?? {}) as NodeSpec).podCIDR ?? "");
     if (!range) return undefined;
     const used = new Set<string>();
-    for (const p of this.#pods.byIndex(BY_NODE, node.metadata.name!)) {
+    for (const p of this.#pods.byIndex(BY_NODE, node.metadata.name)) {
       // Finished pods' sandboxes are gone, their addresses free again.
       if (isTerminal(p)) continue;
       const ip = podStatus(p).podIP;

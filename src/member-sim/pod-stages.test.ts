@@ -12,7 +12,7 @@ function nodeObj(ready: "True" | "False" | "Unknown", taints: unknown[] = []): S
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name: "n0" },
+    metadata: { name: "n0", uid: "uid-n0" },
     spec: { podCIDR: "10.244.0.0/24", taints },
     status: {
       conditions: [{ type: "Ready", status: ready }],

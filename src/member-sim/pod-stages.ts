@@ -23,11 +23,11 @@
  */
 import { createHash } from "node:crypto";
 import type { StoredObject } from "../api/meta.ts";
+import { tolerates } from "../machinery/tolerations.ts";
 import type { Timing } from "./context.ts";
-import { tolerates } from "./scheduling.ts";
 import type { Stage, StageAction } from "./stages.ts";
 import type {
-  Condition,
+  BuiltinCondition,
   ConditionStatus,
   Container,
   ContainerStatus,
@@ -87,9 +87,9 @@ function condition(
   now: string,
   reason?: string,
   message?: string,
-): Condition {
+): BuiltinCondition {
   const prev = podStatus(pod).conditions?.find((c) => c.type === type);
-  const c: Condition = {
+  const c: BuiltinCondition = {
     type,
     status,
     lastProbeTime: null,
@@ -280,7 +280,7 @@ export function evictionDelaySeconds(pod: StoredObject, node: StoredObject | und
   );
   let shortest: number | undefined;
   for (const taint of taints) {
-    const matching = (podSpec(pod).tolerations ?? []).filter((t) => tolerates([t], taint));
+    const matching = (podSpec(pod).tolerations ?? []).filter((t) => tolerates(t, taint));
     if (matching.length === 0) return 0;
     if (matching.some((t) => t.tolerationSeconds === undefined)) continue;
     const seconds = Math.max(0, Math.min(...matching.map((t) => t.tolerationSeconds ?? 0)));

@@ -12,7 +12,7 @@ import { RESOURCES } from "../client/client.ts";
 import { isNotFound } from "../machinery/errors.ts";
 import { fromLabelSelector, matches } from "../machinery/labels.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { objectKey } from "../runtime/informer.ts";
+import { objectKey } from "../runtime/keys.ts";
 import { commitStatus, createPods, deletePods, requeueUntilAvailable } from "./commit.ts";
 import type { Sim } from "./context.ts";
 import type { ReplicaSetSpec, ReplicaSetStatus } from "./types.ts";
@@ -68,7 +68,7 @@ export async function adoptOrphans(
       const written = await sim.client.patch(
         RESOURCES.pods,
         pod.metadata.namespace,
-        pod.metadata.name!,
+        pod.metadata.name,
         "merge",
         {
           metadata: {
@@ -87,7 +87,7 @@ export async function adoptOrphans(
 /** Creates or deletes pods until `spec.replicas` are active. */
 async function manageReplicas(sim: Sim, rs: StoredObject): Promise<void> {
   const spec = (rs.spec ?? {}) as ReplicaSetSpec;
-  const active = sim.informers.pods.byIndex(BY_CONTROLLER, rs.metadata.uid!).filter(isActive);
+  const active = sim.informers.pods.byIndex(BY_CONTROLLER, rs.metadata.uid).filter(isActive);
   const want = spec.replicas ?? 1;
   if (active.length < want) {
     const missing = Array.from({ length: want - active.length }, () => podFromTemplate(spec.template, rs));
@@ -146,7 +146,7 @@ export function replicaSetController(sim: Sim): Controller {
       const spec = (rs.spec ?? {}) as ReplicaSetSpec;
       await adoptOrphans(sim, rs, fromLabelSelector(spec.selector));
       await manageReplicas(sim, rs);
-      const active = pods.byIndex(BY_CONTROLLER, rs.metadata.uid!).filter(isActive);
+      const active = pods.byIndex(BY_CONTROLLER, rs.metadata.uid).filter(isActive);
       const now = sim.now();
       const current = replicasets.getByKey(key) ?? rs;
       await commitStatus(

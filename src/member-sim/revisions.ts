@@ -6,8 +6,8 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
-import { deepEqual } from "../machinery/structural.ts";
 import type { Sim } from "./context.ts";
 import type { PodTemplateSpec } from "./types.ts";
 import { BY_CONTROLLER, controllerRef, templateHash } from "./workload.ts";
@@ -21,7 +21,7 @@ export function revisionData(template: PodTemplateSpec | undefined): Record<stri
 
 export function revisionsOf(sim: Sim, owner: StoredObject): StoredObject[] {
   return sim.informers.controllerrevisions
-    .byIndex(BY_CONTROLLER, owner.metadata.uid!)
+    .byIndex(BY_CONTROLLER, owner.metadata.uid)
     .sort((a, b) => Number(a.revision ?? 0) - Number(b.revision ?? 0));
 }
 
@@ -71,10 +71,10 @@ export async function pruneRevisions(
   limit: number,
   inUse: ReadonlySet<string>,
 ): Promise<void> {
-  const unused = revisionsOf(sim, owner).filter((r) => !inUse.has(r.metadata.name!));
+  const unused = revisionsOf(sim, owner).filter((r) => !inUse.has(r.metadata.name));
   for (const r of unused.slice(0, Math.max(0, unused.length - limit))) {
     try {
-      await sim.client.delete(RESOURCES.controllerrevisions, r.metadata.namespace, r.metadata.name!);
+      await sim.client.delete(RESOURCES.controllerrevisions, r.metadata.namespace, r.metadata.name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

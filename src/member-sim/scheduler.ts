@@ -9,11 +9,11 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { findCondition } from "../machinery/conditions.ts";
 import { isConflict, isNotFound } from "../machinery/errors.ts";
 import type { Controller } from "../runtime/controller.ts";
-import { objectKey } from "../runtime/informer.ts";
+import { objectKey } from "../runtime/keys.ts";
 import type { BindPod } from "./binding.ts";
-import { getCondition } from "./conditions.ts";
 import type { Sim } from "./context.ts";
 import { type Amounts, addPod, emptyUsage, type NodeUsage, podRequests, schedulePod } from "./scheduling.ts";
 import { BY_NODE, isTerminal, podSpec, podStatus, timestamp } from "./workload.ts";
@@ -51,9 +51,9 @@ export function schedulerController(sim: Sim, bind: BindPod): Controller {
     const usage = new Map<string, NodeUsage>();
     for (const node of nodes.list()) {
       const u = emptyUsage();
-      for (const pod of pods.byIndex(BY_NODE, node.metadata.name!))
+      for (const pod of pods.byIndex(BY_NODE, node.metadata.name))
         if (!isTerminal(pod)) addPod(u, requests(pod));
-      usage.set(node.metadata.name!, u);
+      usage.set(node.metadata.name, u);
     }
     for (const [key, a] of assumed) {
       const cached = pods.getByKey(key);
@@ -68,7 +68,7 @@ export function schedulerController(sim: Sim, bind: BindPod): Controller {
   };
 
   const markUnschedulable = async (pod: StoredObject, message: string): Promise<void> => {
-    const current = getCondition(podStatus(pod).conditions, "PodScheduled");
+    const current = findCondition(podStatus(pod).conditions, "PodScheduled");
     if (current?.status === "False" && current.reason === "Unschedulable" && current.message === message)
       return;
     const conditions = [
@@ -88,7 +88,7 @@ export function schedulerController(sim: Sim, bind: BindPod): Controller {
     await sim.client.patch(
       RESOURCES.pods,
       pod.metadata.namespace,
-      pod.metadata.name!,
+      pod.metadata.name,
       "merge",
       { metadata: { resourceVersion: pod.metadata.resourceVersion }, status: { conditions } },
       { subresource: "status", fieldManager: DEFAULT_SCHEDULER },
@@ -117,7 +117,7 @@ export function schedulerController(sim: Sim, bind: BindPod): Controller {
       const usage = usageByNode();
       const decision = schedulePod(
         pod,
-        nodes.list().map((node) => ({ node, usage: usage.get(node.metadata.name!) ?? emptyUsage() })),
+        nodes.list().map((node) => ({ node, usage: usage.get(node.metadata.name) ?? emptyUsage() })),
       );
       if ("message" in decision) {
         try {
@@ -129,7 +129,7 @@ export function schedulerController(sim: Sim, bind: BindPod): Controller {
       }
       try {
         await bind(
-          { namespace: pod.metadata.namespace!, name: pod.metadata.name!, uid: pod.metadata.uid! },
+          { namespace: pod.metadata.namespace!, name: pod.metadata.name, uid: pod.metadata.uid },
           decision.node,
         );
       } catch (err) {
@@ -137,7 +137,7 @@ export function schedulerController(sim: Sim, bind: BindPod): Controller {
         if (isConflict(err) || isNotFound(err)) return undefined;
         throw err;
       }
-      assumed.set(key, { uid: pod.metadata.uid!, node: decision.node, requests: requests(pod) });
+      assumed.set(key, { uid: pod.metadata.uid, node: decision.node, requests: requests(pod) });
       sim.events.event(
         pod,
         "Normal",

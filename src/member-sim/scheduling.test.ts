@@ -16,7 +16,7 @@ function node(
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name, labels: { "kubernetes.io/hostname": name, ...opts.labels } },
+    metadata: { name, uid: `uid-${name}`, labels: { "kubernetes.io/hostname": name, ...opts.labels } },
     spec: opts.spec ?? {},
     status: { allocatable, capacity: allocatable },
   };
@@ -26,7 +26,7 @@ function pod(spec: Record<string, unknown> = {}, requests?: Record<string, strin
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: "p", namespace: "default" },
+    metadata: { name: "p", namespace: "default", uid: "uid-p" },
     spec: {
       containers: [{ name: "c", image: "x", ...(requests ? { resources: { requests } } : {}) }],
       ...spec,

@@ -13,15 +13,8 @@
 import type { StoredObject } from "../api/meta.ts";
 import { requirementMatches } from "../machinery/node-selector.ts";
 import { parseQuantity } from "../machinery/quantity.ts";
-import type {
-  NodeSelectorTerm,
-  NodeSpec,
-  NodeStatus,
-  PodSpec,
-  ResourceList,
-  Taint,
-  Toleration,
-} from "./types.ts";
+import { findUntoleratedTaint, tolerationsTolerate } from "../machinery/tolerations.ts";
+import type { NodeSelectorTerm, NodeSpec, NodeStatus, PodSpec, ResourceList, Taint } from "./types.ts";
 
 /** Resource amounts in milli-units (cpu in millicores, memory in milli-bytes), exact. */
 export type Amounts = Map<string, bigint>;
@@ -83,15 +76,6 @@ export function addPod(usage: NodeUsage, req: Amounts): void {
   usage.pods++;
 }
 
-export function tolerates(tolerations: readonly Toleration[] | undefined, taint: Taint): boolean {
-  return (tolerations ?? []).some((t) => {
-    if (t.effect && t.effect !== taint.effect) return false;
-    if (!t.key) return t.operator === "Exists";
-    if (t.key !== taint.key) return false;
-    return t.operator === "Exists" || (t.value ?? "") === (taint.value ?? "");
-  });
-}
-
 /** A node selector term: every expression on labels and every field (only metadata.name) must hold. */
 export function termMatches(term: NodeSelectorTerm, node: StoredObject): boolean {
   const exprs = term.matchExpressions ?? [];
@@ -117,9 +101,10 @@ export function matchesNodeSelectorAndAffinity(spec: PodSpec, node: StoredObject
 
 /** The first NoSchedule/NoExecute taint the pod does not tolerate. */
 export function untoleratedTaint(spec: PodSpec, node: StoredObject): Taint | undefined {
-  const taints = ((node.spec ?? {}) as NodeSpec).taints ?? [];
-  return taints.find(
-    (t) => (t.effect === "NoSchedule" || t.effect === "NoExecute") && !tolerates(spec.tolerations, t),
+  return findUntoleratedTaint(
+    ((node.spec ?? {}) as NodeSpec).taints,
+    spec.tolerations,
+    (t) => t.effect === "NoSchedule" || t.effect === "NoExecute",
   );
 }
 
@@ -158,7 +143,7 @@ export function filterNode(
   usage: NodeUsage,
 ): NodeRejection | undefined {
   const nodeSpec = (node.spec ?? {}) as NodeSpec;
-  if (nodeSpec.unschedulable && !tolerates(spec.tolerations, UNSCHEDULABLE_TAINT)) {
+  if (nodeSpec.unschedulable && !tolerationsTolerate(spec.tolerations, UNSCHEDULABLE_TAINT)) {
     return { reasons: ["node(s) were unschedulable"], unresolvable: true };
   }
   const taint = untoleratedTaint(spec, node);
@@ -225,7 +210,7 @@ export function schedulePod(
   const requests = podRequests(spec);
   const rejections: NodeRejection[] = [];
   let best: { name: string; score: number } | undefined;
-  const sorted = [...nodes].sort((a, b) => (a.node.metadata.name! < b.node.metadata.name! ? -1 : 1));
+  const sorted = [...nodes].sort((a, b) => (a.node.metadata.name < b.node.metadata.name ? -1 : 1));
   for (const { node, usage } of sorted) {
     const rejection = filterNode(spec, requests, node, usage);
     if (rejection) {
@@ -233,7 +218,7 @@ export function schedulePod(
       continue;
     }
     const s = score(requests, node, usage);
-    if (!best || s > best.score) best = { name: node.metadata.name!, score: s };
+    if (!best || s > best.score) best = { name: node.metadata.name, score: s };
   }
   return best ? { node: best.name } : { message: fitErrorMessage(spec, nodes.length, rejections) };
 }

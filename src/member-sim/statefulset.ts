@@ -106,7 +106,7 @@ interface Plan {
 function planFor(sim: Sim, sts: StoredObject, currentRev: string, updateRev: string): Plan {
   const spec = (sts.spec ?? {}) as StatefulSetSpec;
   const byOrdinal = new Map<number, StoredObject>();
-  for (const pod of sim.informers.pods.byIndex(BY_CONTROLLER, sts.metadata.uid!)) {
+  for (const pod of sim.informers.pods.byIndex(BY_CONTROLLER, sts.metadata.uid)) {
     const o = ordinalOf(sts, pod);
     if (o !== undefined) byOrdinal.set(o, pod);
   }
@@ -231,7 +231,7 @@ export function statefulSetController(sim: Sim): Controller {
       if (!sts || sts.metadata.deletionTimestamp) return undefined;
       const spec = (sts.spec ?? {}) as StatefulSetSpec;
       const { revision } = await revisionFor(sim, sts, spec.template, spec.template?.metadata?.labels);
-      const update = revision.metadata.name!;
+      const update = revision.metadata.name;
       const current = ((sts.status ?? {}) as StatefulSetStatus).currentRevision ?? update;
       const plan = planFor(sim, sts, current, update);
       // Failed pods are replaced.
@@ -245,7 +245,7 @@ export function statefulSetController(sim: Sim): Controller {
       const now = sim.now();
       const latest = statefulsets.getByKey(key) ?? sts;
       const owned = pods
-        .byIndex(BY_CONTROLLER, sts.metadata.uid!)
+        .byIndex(BY_CONTROLLER, sts.metadata.uid)
         .filter((p) => ordinalOf(sts, p) !== undefined);
       const status = statefulSetStatus(latest, owned, { current, update }, now);
       await commitStatus(sim, RESOURCES.statefulsets, statefulsets, latest, status);

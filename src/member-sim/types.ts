@@ -4,16 +4,21 @@
  * `spec`/`status`, not a decoding step.
  */
 import type { ObjectMeta } from "../api/meta.ts";
+import type { Condition, ConditionStatus } from "../machinery/conditions.ts";
 import type { LabelSelector } from "../machinery/labels.ts";
+import type { Taint, Toleration } from "../machinery/tolerations.ts";
 
-export type ConditionStatus = "True" | "False" | "Unknown";
+export type { ConditionStatus, Taint, Toleration };
 
-export interface Condition {
-  type: string;
-  status: ConditionStatus;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
+/**
+ * The conditions of the built-in kinds the simulator runs (PodCondition, NodeCondition,
+ * DeploymentCondition, ReplicaSetCondition, JobCondition): the one `Condition`, with reason,
+ * message and lastTransitionTime optional (`omitempty` upstream) and no observedGeneration,
+ * plus timestamps of their own.
+ */
+export interface BuiltinCondition
+  extends Pick<Condition, "type" | "status">,
+    Partial<Pick<Condition, "reason" | "message" | "lastTransitionTime">> {
   /** Deployments. */
   lastUpdateTime?: string;
   /** Pods and Jobs write it, mostly as null. */
@@ -35,21 +40,6 @@ export interface Container {
   image?: string;
   ports?: ContainerPort[];
   resources?: { requests?: ResourceList; limits?: ResourceList };
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: "Exists" | "Equal";
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
-  timeAdded?: string;
 }
 
 export interface NodeSelectorRequirement {
@@ -117,7 +107,7 @@ export interface ContainerStatus {
 
 export interface PodStatus {
   phase?: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
-  conditions?: Condition[];
+  conditions?: BuiltinCondition[];
   hostIP?: string;
   hostIPs?: Array<{ ip: string }>;
   podIP?: string;
@@ -139,7 +129,7 @@ export interface PodTemplateSpec {
 export interface NodeStatus {
   capacity?: ResourceList;
   allocatable?: ResourceList;
-  conditions?: Condition[];
+  conditions?: BuiltinCondition[];
   addresses?: Array<{ type: string; address: string }>;
   [other: string]: unknown;
 }
@@ -175,7 +165,7 @@ export interface DeploymentStatus {
   readyReplicas?: number;
   availableReplicas?: number;
   unavailableReplicas?: number;
-  conditions?: Condition[];
+  conditions?: BuiltinCondition[];
   collisionCount?: number;
 }
 
@@ -192,7 +182,7 @@ export interface ReplicaSetStatus {
   readyReplicas?: number;
   availableReplicas?: number;
   observedGeneration?: number;
-  conditions?: Condition[];
+  conditions?: BuiltinCondition[];
 }
 
 export interface ObjectReference {

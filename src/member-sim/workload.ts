@@ -4,7 +4,7 @@
  * predicates (active, ready, available) they count with.
  */
 import { type KubeObject, type OwnerReference, rfc3339, type StoredObject } from "../api/meta.ts";
-import type { Condition, IntOrString, PodSpec, PodStatus, PodTemplateSpec } from "./types.ts";
+import type { BuiltinCondition, IntOrString, PodSpec, PodStatus, PodTemplateSpec } from "./types.ts";
 
 /** The index (on every informer that needs it) of objects by their controller's uid. */
 export const BY_CONTROLLER = "controller";
@@ -32,8 +32,8 @@ export function controllerRef(owner: StoredObject): OwnerReference {
   return {
     apiVersion: owner.apiVersion,
     kind: owner.kind,
-    name: owner.metadata.name!,
-    uid: owner.metadata.uid!,
+    name: owner.metadata.name,
+    uid: owner.metadata.uid,
     controller: true,
     blockOwnerDeletion: true,
   };
@@ -134,7 +134,7 @@ export function isActive(pod: StoredObject): boolean {
   return !isTerminal(pod) && !pod.metadata.deletionTimestamp;
 }
 
-export function readyCondition(pod: StoredObject): Condition | undefined {
+export function readyCondition(pod: StoredObject): BuiltinCondition | undefined {
   return podStatus(pod).conditions?.find((c) => c.type === "Ready");
 }
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { conditionOf, deploymentObject, FAST, TestClock, until } from "../../test/support/member-sim.ts";
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import { type MemberCluster, startMemberCluster } from "./cluster.ts";
 import { ENDPOINTSLICES } from "./context.ts";
 import { parseStageFile } from "./custom-stages.ts";
-import { conditionOf, deploymentObject, FAST, TestClock, until } from "./test-support.ts";
 
 type Status = Record<string, unknown>;
 const statusOf = (o: StoredObject | undefined): Status => (o?.status ?? {}) as Status;
@@ -81,8 +81,8 @@ describe("member cluster: StatefulSets, DaemonSets, Jobs, CronJobs, endpoints, c
     const remove = m.informers.pods.addHandler({
       onAdd: (p) => {
         if (p.metadata.namespace !== n) return;
-        order.push(p.metadata.name!);
-        const ordinal = Number(p.metadata.name!.split("-").at(-1));
+        order.push(p.metadata.name);
+        const ordinal = Number(p.metadata.name.split("-").at(-1));
         for (let i = 0; i < ordinal; i++) {
           const prev = m.informers.pods.get(n, `db-${i}`);
           if (!prev || conditionOf(prev, "Ready")?.status !== "True")

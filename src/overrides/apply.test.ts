@@ -12,7 +12,12 @@ import {
 } from "./apply.ts";
 
 function cluster(name: string, extra: Partial<ClusterObject> = {}): ClusterObject {
-  return { apiVersion: "cluster.karmada.io/v1alpha1", kind: "Cluster", metadata: { name }, ...extra };
+  return {
+    apiVersion: "cluster.karmada.io/v1alpha1",
+    kind: "Cluster",
+    metadata: { name, uid: `uid-${name}` },
+    ...extra,
+  };
 }
 
 function deployment(labels: Record<string, string> = { app: "nginx" }): KubeObject {
@@ -425,7 +430,7 @@ describe("order within a rule", () => {
 
 describe("targetCluster", () => {
   const member = cluster("member1", {
-    metadata: { name: "member1", labels: { env: "prod" } },
+    metadata: { name: "member1", uid: "uid-member1", labels: { env: "prod" } },
     spec: { provider: "aws", region: "us-east-1", zones: ["us-east-1a"] },
   });
   it.each<{ name: string; target: ClusterAffinity | undefined; applies: boolean }>([

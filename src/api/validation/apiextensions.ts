@@ -9,9 +9,10 @@
  * and structural completeness of value validations.
  */
 
+import { deepEqual } from "../../machinery/equality.ts";
 import { type FieldError, fieldErrorMessage } from "../../machinery/errors.ts";
 import { child, forbidden, index, invalid, key, notSupported, required } from "./field.ts";
-import { bool, deepEqual, isObj, type Obj, obj, objs, str, strMap, strs } from "./json.ts";
+import { bool, isObj, type Obj, obj, objs, str, strMap, strs } from "./json.ts";
 import { validateImmutable } from "./metadata.ts";
 import { isDNS1035Label, isDNS1123Subdomain } from "./names.ts";
 

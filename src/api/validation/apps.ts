@@ -1,10 +1,12 @@
 import { GoStringMap } from "../../machinery/errors.ts";
+
 /** Spec validation of `apps/v1` (kubernetes `pkg/apis/apps/validation`). */
 
+import { deepEqual } from "../../machinery/equality.ts";
 import type { FieldError } from "../../machinery/errors.ts";
 import { requireRestartAlways } from "./core.ts";
 import { child, forbidden, invalid, notSupported, required, sortedMap } from "./field.ts";
-import { deepEqual, num, type Obj, obj, str, strMap } from "./json.ts";
+import { num, type Obj, obj, str, strMap } from "./json.ts";
 import { validateAnnotations, validateImmutable, validateNonnegative } from "./metadata.ts";
 import { isValidPercent } from "./names.ts";
 import { validatePodTemplateSpec } from "./pod.ts";

@@ -1,6 +1,8 @@
 import { GoStringMap } from "../../machinery/errors.ts";
+
 /** Spec validation of `batch/v1` Job and CronJob (kubernetes `pkg/apis/batch/validation`). */
 
+import { cronScheduleError, timeZoneError } from "../../machinery/cron.ts";
 import type { FieldError } from "../../machinery/errors.ts";
 import {
   CONTROLLER_UID_LABEL,
@@ -8,7 +10,6 @@ import {
   LEGACY_CONTROLLER_UID_LABEL,
   LEGACY_JOB_NAME_LABEL,
 } from "../defaults/batch.ts";
-import { cronScheduleError, timeZoneError } from "./cron.ts";
 import { child, invalid, key, notSupported, required, sortedMap, tooLong } from "./field.ts";
 import { num, type Obj, obj, str, strMap } from "./json.ts";
 import { validateImmutable, validateNonnegative } from "./metadata.ts";
@@ -247,7 +248,7 @@ export function validateCronJob(cj: Obj, old?: Obj): FieldError[] {
   if (!schedule) {
     errs.push(required("spec.schedule"));
   } else {
-    const parseErr = cronScheduleError(schedule, timeZoneError);
+    const parseErr = cronScheduleError(schedule);
     if (parseErr) errs.push(invalid("spec.schedule", schedule, parseErr));
     const allowTZ = old !== undefined && (str(spec(old).schedule) ?? "").includes("TZ");
     if (allowTZ && schedule.includes("TZ") && s.timeZone != null) {

@@ -3,9 +3,10 @@
  * StorageClass (`storage.k8s.io/v1`) and Lease (`coordination.k8s.io/v1`).
  */
 
+import { deepEqual } from "../../machinery/equality.ts";
 import type { FieldError } from "../../machinery/errors.ts";
 import { forbidden, invalid, notSupported, required, tooLong, tooMany } from "./field.ts";
-import { byteLength, deepEqual, num, type Obj, obj, str } from "./json.ts";
+import { byteLength, num, type Obj, obj, str } from "./json.ts";
 import { validateImmutable } from "./metadata.ts";
 import { isQualifiedName } from "./names.ts";
 import { validateEnum } from "./pod.ts";

@@ -1,9 +1,11 @@
 import { GoStringMap } from "../../machinery/errors.ts";
+
 /**
  * Spec validation of the `core/v1` kinds (kubernetes `pkg/apis/core/validation`). Metadata
  * is validated by the registry (`index.ts`); these functions check everything else.
  */
 
+import { deepEqual } from "../../machinery/equality.ts";
 import type { FieldError } from "../../machinery/errors.ts";
 import { compareQuantities, formatQuantity, parseQuantity, quantitySign } from "../../machinery/quantity.ts";
 import {
@@ -18,7 +20,7 @@ import {
   sortedMap,
   tooLong,
 } from "./field.ts";
-import { byteLength, deepEqual, num, type Obj, obj, objs, str, strMap, strs } from "./json.ts";
+import { byteLength, num, type Obj, obj, objs, str, strMap, strs } from "./json.ts";
 import { validateFinalizerName, validateImmutable, validateNonnegative } from "./metadata.ts";
 import {
   isConfigMapKey,

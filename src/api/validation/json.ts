@@ -69,22 +69,6 @@ export function setDefaultString(parent: Obj, key: string, value: string): void 
   if (cur === undefined || cur === null || cur === "") parent[key] = value;
 }
 
-/** Structural equality of JSON values; objects compare without regard to key order. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => deepEqual(x, b[i]));
-  }
-  if (isObj(a) && isObj(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
-}
-
 /** Go's `len(string)`: the UTF-8 byte length. */
 export function byteLength(s: string): number {
   return Buffer.byteLength(s, "utf8");

@@ -3,6 +3,7 @@
  * plus the finalizer-name rule the core API group adds for every built-in kind.
  */
 
+import { deepEqual } from "../../machinery/equality.ts";
 import type { FieldError } from "../../machinery/errors.ts";
 import {
   child,
@@ -14,7 +15,7 @@ import {
   required,
   tooLong,
 } from "./field.ts";
-import { bool, byteLength, deepEqual, num, obj, objs, str, strMap, strs } from "./json.ts";
+import { bool, byteLength, num, obj, objs, str, strMap, strs } from "./json.ts";
 import { checkName, isDNS1123Label, isQualifiedName, type NameRule } from "./names.ts";
 import { validateLabels } from "./selectors.ts";
 

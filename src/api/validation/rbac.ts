@@ -1,8 +1,9 @@
 /** Validation of `rbac.authorization.k8s.io/v1` (kubernetes `pkg/apis/rbac/validation`). */
 
+import { deepEqual } from "../../machinery/equality.ts";
 import type { FieldError } from "../../machinery/errors.ts";
 import { child, index, invalid, notSupported, required } from "./field.ts";
-import { deepEqual, type Obj, obj, objs, str, strs } from "./json.ts";
+import { type Obj, obj, objs, str, strs } from "./json.ts";
 import { isDNS1123Subdomain, isValidPathSegmentName } from "./names.ts";
 import { compileSelector, validateLabelSelector } from "./selectors.ts";
 

@@ -6,8 +6,8 @@
  * roleRef, subjects) is checked; other updates (labels, owners, finalizers) are not.
  */
 import { isObject, type StoredObject } from "../../api/meta.ts";
+import { deepEqual } from "../../machinery/equality.ts";
 import { forbidden, notFound } from "../../machinery/errors.ts";
-import { jsonEqual } from "../../machinery/merge-patch.ts";
 import { type Authorizer, EVERYTHING, isMaster } from "../authz/authorizer.ts";
 import type { RbacIndex } from "../authz/rbac.ts";
 import { compactMissingRules, type PolicyRule, rulesOf, uncoveredRules } from "../authz/rules.ts";
@@ -25,7 +25,7 @@ function escalationMessage(ctx: RequestContext, missing: PolicyRule[], errors: s
   return text;
 }
 
-const same = (a: unknown, b: unknown) => jsonEqual(a ?? null, b ?? null);
+const same = (a: unknown, b: unknown) => deepEqual(a ?? null, b ?? null);
 
 export function rbacEscalationAdmission(authorizer: Authorizer, index: RbacIndex): AdmissionPlugin {
   const allowed = (ctx: RequestContext, verb: string, resource: string, namespace: string, name: string) =>

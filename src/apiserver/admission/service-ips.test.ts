@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../test-client.ts";
+import { startTestApi, type TestApi } from "../../../test/support/api.ts";
 
 const SVC = "/api/v1/namespaces/default/services";
 

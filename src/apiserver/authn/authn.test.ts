@@ -562,6 +562,7 @@ describe("serviceAccountAuthenticator", () => {
       metadata: {
         name: "builder-token",
         namespace: "ci",
+        uid: "uid-builder-token",
         annotations: { "kubernetes.io/service-account.name": "builder" },
       },
       data: { token: Buffer.from(value).toString("base64") },
@@ -648,6 +649,7 @@ describe("bootstrapTokenAuthenticator", () => {
       metadata: {
         name: more.name ?? `bootstrap-token-${ID}`,
         namespace: "kube-system",
+        uid: "uid-bootstrap-token",
         ...(more.deletionTimestamp ? { deletionTimestamp: more.deletionTimestamp } : {}),
       },
       type: more.type ?? "bootstrap.kubernetes.io/token",
@@ -813,7 +815,7 @@ describe("authentication corners as kube-apiserver has them", () => {
     const secret = (groups: string): StoredObject => ({
       apiVersion: "v1",
       kind: "Secret",
-      metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" },
+      metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system", uid: "uid-bootstrap-token" },
       type: "bootstrap.kubernetes.io/token",
       data: Object.fromEntries(
         Object.entries({

@@ -6,9 +6,9 @@
  * annotated `rbac.authorization.kubernetes.io/autoupdate: "false"` are left alone. Every
  * replica does it; creating something another replica just created is fine.
  */
-import { isObject, type StoredObject } from "../../api/meta.ts";
+import { isObject, type NewObject, type StoredObject } from "../../api/meta.ts";
+import { deepEqual } from "../../machinery/equality.ts";
 import { isAlreadyExists, isNotFound } from "../../machinery/errors.ts";
-import { jsonEqual } from "../../machinery/merge-patch.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { unlessGoneOrChanged } from "../controllers/follow.ts";
 import { systemWriter } from "../controllers/writer.ts";
@@ -80,8 +80,8 @@ export interface Policy {
   annotations: Record<string, string>;
 }
 
-export function roleObject(spec: RoleSpec, meta: Pick<Policy, "labels" | "annotations">): StoredObject {
-  const obj: StoredObject = {
+export function roleObject(spec: RoleSpec, meta: Pick<Policy, "labels" | "annotations">): NewObject {
+  const obj: NewObject = {
     apiVersion: RBAC_API_VERSION,
     kind: spec.namespace ? "Role" : "ClusterRole",
     metadata: {
@@ -100,7 +100,7 @@ export function roleObject(spec: RoleSpec, meta: Pick<Policy, "labels" | "annota
   return obj;
 }
 
-export function bindingObject(spec: BindingSpec, meta: Pick<Policy, "labels" | "annotations">): StoredObject {
+export function bindingObject(spec: BindingSpec, meta: Pick<Policy, "labels" | "annotations">): NewObject {
   return {
     apiVersion: RBAC_API_VERSION,
     kind: spec.namespace ? "RoleBinding" : "ClusterRoleBinding",
@@ -413,7 +413,7 @@ export async function reconcilePolicy(server: ServerContext, policy: Policy): Pr
     RoleBinding: server.registry.get("rbac.authorization.k8s.io", "v1", "rolebindings")!,
     ClusterRoleBinding: server.registry.get("rbac.authorization.k8s.io", "v1", "clusterrolebindings")!,
   };
-  const ensure = async (want: StoredObject, merge: (cur: StoredObject) => StoredObject | undefined) => {
+  const ensure = async (want: NewObject, merge: (cur: StoredObject) => StoredObject | undefined) => {
     const rt = types[want.kind as keyof typeof types];
     const { name, namespace } = want.metadata;
     let current: StoredObject | undefined;
@@ -440,9 +440,9 @@ export async function reconcilePolicy(server: ServerContext, policy: Policy): Pr
     await ensure(want, (cur) => {
       const have = rulesOf(cur);
       // An aggregated role's rules are the aggregation controller's business.
-      const missing = spec.aggregateFrom ? [] : spec.rules.filter((r) => !have.some((h) => jsonEqual(h, r)));
+      const missing = spec.aggregateFrom ? [] : spec.rules.filter((r) => !have.some((h) => deepEqual(h, r)));
       const aggregation = want.aggregationRule;
-      if (missing.length === 0 && (!aggregation || jsonEqual(cur.aggregationRule, aggregation)))
+      if (missing.length === 0 && (!aggregation || deepEqual(cur.aggregationRule, aggregation)))
         return undefined;
       if (aggregation) cur.aggregationRule = aggregation;
       cur.rules = [...(Array.isArray(cur.rules) ? cur.rules : []), ...missing];

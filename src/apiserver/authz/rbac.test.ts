@@ -14,11 +14,11 @@ import type { Attributes, PolicyRule } from "./rules.ts";
 const RBAC = "rbac.authorization.k8s.io/v1";
 
 function role(namespace: string, name: string, rules: PolicyRule[]): StoredObject {
-  return { apiVersion: RBAC, kind: "Role", metadata: { name, namespace }, rules };
+  return { apiVersion: RBAC, kind: "Role", metadata: { name, namespace, uid: `uid-role-${name}` }, rules };
 }
 
 function clusterRole(name: string, rules: PolicyRule[]): StoredObject {
-  return { apiVersion: RBAC, kind: "ClusterRole", metadata: { name }, rules };
+  return { apiVersion: RBAC, kind: "ClusterRole", metadata: { name, uid: `uid-clusterrole-${name}` }, rules };
 }
 
 interface Subject {
@@ -36,7 +36,7 @@ function roleBinding(
   return {
     apiVersion: RBAC,
     kind: "RoleBinding",
-    metadata: { name, namespace },
+    metadata: { name, namespace, uid: `uid-rolebinding-${name}` },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", ...roleRef },
     subjects,
   };
@@ -46,7 +46,7 @@ function clusterRoleBinding(name: string, roleName: string, subjects: Subject[])
   return {
     apiVersion: RBAC,
     kind: "ClusterRoleBinding",
-    metadata: { name },
+    metadata: { name, uid: `uid-clusterrolebinding-${name}` },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: roleName },
     subjects,
   };

@@ -5,7 +5,7 @@
  * cluster-wide, never every binding. The index is fed from the store (a list, then a watch
  * per kind) by `followRbac`, and is read synchronously.
  */
-import type { StoredObject } from "../../api/meta.ts";
+import type { NewObject, StoredObject } from "../../api/meta.ts";
 import { serviceAccountUsername } from "../authn/service-account.ts";
 import type { ServerContext, UserInfo } from "../context.ts";
 import { followKeys } from "../controllers/follow.ts";
@@ -67,7 +67,7 @@ function parseSubject(s: unknown, namespace: string | undefined): { key: string;
   };
 }
 
-function parseBinding(obj: StoredObject, namespace: string | undefined): Binding | undefined {
+function parseBinding(obj: NewObject, namespace: string | undefined): Binding | undefined {
   const ref = obj.roleRef as { kind?: unknown; name?: unknown } | undefined;
   if (!ref || (ref.kind !== "Role" && ref.kind !== "ClusterRole") || typeof ref.name !== "string")
     return undefined;
@@ -107,17 +107,17 @@ export class RbacIndex {
   #bySubjectIn = new Map<string, Map<string, Set<string>>>();
 
   /** Sets (or, with `obj` undefined, removes) a Role; `key` is `namespace/name`. */
-  setRole(key: string, obj: StoredObject | undefined): void {
+  setRole(key: string, obj: NewObject | undefined): void {
     if (obj) this.#roles.set(key, rulesOf(obj));
     else this.#roles.delete(key);
   }
 
-  setClusterRole(name: string, obj: StoredObject | undefined): void {
+  setClusterRole(name: string, obj: NewObject | undefined): void {
     if (obj) this.#clusterRoles.set(name, rulesOf(obj));
     else this.#clusterRoles.delete(name);
   }
 
-  setRoleBinding(key: string, obj: StoredObject | undefined): void {
+  setRoleBinding(key: string, obj: NewObject | undefined): void {
     const namespace = key.slice(0, key.indexOf("/"));
     const old = this.#bindings.get(key);
     if (old) {
@@ -137,7 +137,7 @@ export class RbacIndex {
     for (const k of binding.subjectKeys) addTo(bySubject, k, key);
   }
 
-  setClusterRoleBinding(name: string, obj: StoredObject | undefined): void {
+  setClusterRoleBinding(name: string, obj: NewObject | undefined): void {
     const old = this.#clusterBindings.get(name);
     if (old) {
       for (const k of old.subjectKeys) removeFrom(this.#clusterBySubject, k, name);
@@ -262,7 +262,7 @@ export async function followRbac(
   index: RbacIndex,
   prefixOf: (resource: RbacResource) => string,
 ): Promise<() => void> {
-  const setters: Record<RbacResource, (key: string, obj: StoredObject | undefined) => void> = {
+  const setters: Record<RbacResource, (key: string, obj: NewObject | undefined) => void> = {
     roles: (k, o) => index.setRole(k, o),
     clusterroles: (k, o) => index.setClusterRole(k, o),
     rolebindings: (k, o) => index.setRoleBinding(k, o),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatCreatedAt, humanDuration, parseRfc3339, translateTimestampSince } from "./age.ts";
+import { parseRfc3339 } from "../../machinery/timestamps.ts";
+import { formatCreatedAt, humanDuration, translateTimestampSince } from "./age.ts";
 
 const S = 1000;
 const M = 60 * S;

@@ -194,10 +194,10 @@ export function deleteResponse(
   return {
     code: 200,
     body: successStatus({
-      name: result.object.metadata.name!,
+      name: result.object.metadata.name,
       group: rt.group,
       kind: rt.plural,
-      uid: result.object.metadata.uid!,
+      uid: result.object.metadata.uid,
     }),
   };
 }
@@ -215,7 +215,7 @@ export async function deleteCollection(
   const out: StoredObject[] = [];
   for (const item of items) {
     try {
-      const r = await deleteObject(server, ctx, rt, item.metadata.namespace, item.metadata.name!, opts);
+      const r = await deleteObject(server, ctx, rt, item.metadata.namespace, item.metadata.name, opts);
       out.push(r.object);
     } catch (err) {
       // An object deleted by someone else meanwhile is simply gone.

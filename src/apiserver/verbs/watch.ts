@@ -174,7 +174,8 @@ class WatchState {
   }
 
   bookmark(revision: number, initialEventsEnd = false): StoredObject {
-    const metadata: StoredObject["metadata"] = { resourceVersion: String(revision) };
+    // A bookmark names no object: only its resourceVersion (and annotations) mean anything.
+    const metadata = { resourceVersion: String(revision) } as StoredObject["metadata"];
     if (initialEventsEnd) metadata.annotations = { [INITIAL_EVENTS_END_ANNOTATION]: "true" };
     return { kind: this.#rt.kind, apiVersion: apiVersionOf(this.#rt.group, this.#rt.version), metadata };
   }

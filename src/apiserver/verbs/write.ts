@@ -2,7 +2,7 @@
  * create, update (main resource and /status) and the finalizer-driven end of an object's
  * life. Patch and delete build on these.
  */
-import type { StoredObject } from "../../api/meta.ts";
+import type { NewObject, StoredObject } from "../../api/meta.ts";
 import {
   alreadyExists,
   badRequest,
@@ -33,7 +33,7 @@ export async function createObject(
   ctx: RequestContext,
   rt: ResourceType,
   namespace: string | undefined,
-  body: StoredObject,
+  body: NewObject,
   opts: WriteOptions,
 ): Promise<StoredObject> {
   const generated = !body.metadata.name && !!body.metadata.generateName;
@@ -44,7 +44,7 @@ export async function createObject(
       manager: opts.fieldManager,
       ...(opts.applied ? { applied: true } : {}),
     });
-    const name = obj.metadata.name!;
+    const name = obj.metadata.name;
     if (opts.dryRun) {
       const { kv } = await server.store.get(storageKey(rt, obj.metadata.namespace, name));
       if (kv) throw alreadyExists(resourceRef(rt), name);

@@ -120,9 +120,9 @@ async function sourcesFor(
   const wanted =
     opts.clusters.length > 0
       ? [...new Set(opts.clusters)].map((n) => clusters.find((c) => c.metadata.name === n)!)
-      : clusters.sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+      : clusters.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
   for (const cluster of wanted) {
-    const name = cluster.metadata.name!;
+    const name = cluster.metadata.name;
     try {
       const client = (await clients.memberCluster(name)) as HttpClient;
       const probe = await client.getRaw("/api");

@@ -22,7 +22,7 @@ import {
   TOKEN_PATTERN,
 } from "../../api/bootstrap-token.ts";
 import { clusterNameErrors } from "../../api/karmada/admission/cluster.ts";
-import { isObject, type StoredObject } from "../../api/meta.ts";
+import { isObject, type NewObject, type StoredObject } from "../../api/meta.ts";
 import { bindingObject, roleObject } from "../../apiserver/authz/bootstrap-policy.ts";
 import { type Client, RESOURCES } from "../../client/client.ts";
 import { createIfAbsent, createOrReplace, ensureNamespace } from "../../client/ensure.ts";
@@ -274,7 +274,7 @@ const NO_META = { labels: {}, annotations: {} };
 function agentRbacObjects(
   cluster: string,
   clusterNamespace: string,
-): Array<{ res: Parameters<Client["create"]>[0]; obj: StoredObject }> {
+): Array<{ res: Parameters<Client["create"]>[0]; obj: NewObject }> {
   const policy = agentPolicy(cluster, clusterNamespace);
   const [clusterRole, secretRole, workRole] = policy.roles as [never, never, never];
   const [clusterBinding, secretBinding, workBinding] = policy.bindings as [never, never, never];
@@ -297,7 +297,7 @@ async function removeAgentRbac(client: Client, cluster: string, clusterNamespace
 }
 
 /** The agent Deployment `register` creates in the member, as upstream's. */
-export function agentDeployment(opts: RegisterCommandOptions): StoredObject {
+export function agentDeployment(opts: RegisterCommandOptions): NewObject {
   const command = [
     "/bin/karmada-agent",
     "--karmada-kubeconfig=/etc/kubeconfig/karmada-kubeconfig",
@@ -639,7 +639,7 @@ async function deleteWorks(karmada: Client, es: string, deadline: number): Promi
     });
     if (works.items.length === 0) break;
     for (const w of works.items) {
-      await karmada.delete(KARMADA.works, es, w.metadata.name!).catch((err) => {
+      await karmada.delete(KARMADA.works, es, w.metadata.name).catch((err) => {
         if (!isNotFound(err))
           throw new CommandError(`failed to delete the work(${es}/${w.metadata.name}): ${errorMessage(err)}`);
       });

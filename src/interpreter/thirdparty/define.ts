@@ -4,7 +4,7 @@
  * signatures). Scripts may start with shared Lua helpers from `lib.ts`; each script stays
  * self-contained, as the engine runs every rule on its own.
  */
-import type { StoredObject } from "../../api/meta.ts";
+import type { NewObject } from "../../api/meta.ts";
 
 export type Rule =
   | "retention"
@@ -20,7 +20,7 @@ export function customization(
   apiVersion: string,
   kind: string,
   scripts: Partial<Record<Rule, string>>,
-): StoredObject {
+): NewObject {
   const group = apiVersion.split("/")[0]!;
   return {
     apiVersion: "config.karmada.io/v1alpha1",

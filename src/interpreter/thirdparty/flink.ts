@@ -4,7 +4,7 @@
  * parallelism), healthy while the job runs or has settled, with the operator's status
  * reflected and the last reporting member's status aggregated. Upstream's corpus is the spec.
  */
-import type { StoredObject } from "../../api/meta.ts";
+import type { NewObject } from "../../api/meta.ts";
 import { customization } from "./define.ts";
 
 /** Lua shared by the rules: safe nested reads and numbers that may be strings. */
@@ -174,7 +174,7 @@ function AggregateStatus(desiredObj, statusItems)
 end
 `;
 
-export const FLINK: StoredObject[] = [
+export const FLINK: NewObject[] = [
   customization("flink.apache.org/v1beta1", "FlinkDeployment", {
     healthInterpretation: HEALTH,
     componentResource: `${READ}${TASK_MANAGERS}${COMPONENTS}`,

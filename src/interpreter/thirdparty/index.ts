@@ -8,23 +8,23 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
-import type { StoredObject } from "../../api/meta.ts";
+import type { NewObject } from "../../api/meta.ts";
 import { FLINK } from "./flink.ts";
 
 const DIR = fileURLToPath(new URL(".", import.meta.url));
 
-function loadYaml(): StoredObject[] {
-  const out: StoredObject[] = [];
+function loadYaml(): NewObject[] {
+  const out: NewObject[] = [];
   for (const file of readdirSync(DIR)
     .filter((f) => f.endsWith(".yaml"))
     .sort()) {
     for (const doc of parseAllDocuments(readFileSync(`${DIR}${file}`, "utf8"))) {
       if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
-      const obj = doc.toJS() as StoredObject | null;
+      const obj = doc.toJS() as NewObject | null;
       if (obj?.kind === "ResourceInterpreterCustomization") out.push(obj);
     }
   }
   return out;
 }
 
-export const BUNDLED_CUSTOMIZATIONS: readonly StoredObject[] = [...FLINK, ...loadYaml()];
+export const BUNDLED_CUSTOMIZATIONS: readonly NewObject[] = [...FLINK, ...loadYaml()];

@@ -8,7 +8,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KubeObject, StoredObject } from "../../api/meta.ts";
+import type { KubeObject, NewObject } from "../../api/meta.ts";
 import { CustomizationSource } from "../customizations.ts";
 import { type CorpusCase, checkCase, loadCorpus } from "../lua/corpus.ts";
 import { LuaEngine } from "../lua/engine.ts";
@@ -31,11 +31,11 @@ interface Target {
   kind: string;
 }
 
-const targetOf = (c: StoredObject): Target | undefined => (c.spec as { target?: Target }).target;
-const customizationsOf = (c: StoredObject): Customizations =>
+const targetOf = (c: NewObject): Target | undefined => (c.spec as { target?: Target }).target;
+const customizationsOf = (c: NewObject): Customizations =>
   (c.spec as { customizations?: Customizations }).customizations ?? {};
 
-function bundledFor(apiVersion: string, kind: string): StoredObject[] {
+function bundledFor(apiVersion: string, kind: string): NewObject[] {
   return BUNDLED_CUSTOMIZATIONS.filter((c) => {
     const target = targetOf(c);
     return target?.apiVersion === apiVersion && target.kind === kind;

@@ -19,7 +19,7 @@ function configuration(name: string, webhooks: unknown[]): StoredObject {
   return {
     apiVersion: "config.karmada.io/v1alpha1",
     kind: "ResourceInterpreterWebhookConfiguration",
-    metadata: { name },
+    metadata: { name, uid: `uid-${name}` },
     webhooks,
   };
 }

@@ -209,7 +209,7 @@ function configuration(name: string, webhooks: Array<Record<string, unknown>>): 
   return {
     apiVersion: "config.karmada.io/v1alpha1",
     kind: "ResourceInterpreterWebhookConfiguration",
-    metadata: { name },
+    metadata: { name, uid: `uid-${name}` },
     webhooks,
   };
 }

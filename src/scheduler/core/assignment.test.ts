@@ -1,4 +1,14 @@
 import { describe, expect, it } from "vitest";
+import {
+  aggregated,
+  detail,
+  duplicated,
+  dynamicWeight,
+  equalWeights,
+  replicasOf,
+  spec,
+  staticWeights as staticWeightList,
+} from "../../../test/support/scheduler-fixtures.ts";
 import type {
   BindingSpec,
   Placement,
@@ -13,16 +23,6 @@ import {
   UnschedulableError,
 } from "./assignment.ts";
 import type { ClusterDetail } from "./spread.ts";
-import {
-  aggregated,
-  detail,
-  duplicated,
-  dynamicWeight,
-  equalWeights,
-  replicasOf,
-  spec,
-  staticWeights as staticWeightList,
-} from "./test-support.ts";
 import type { BindingSchedulingStatus } from "./types.ts";
 
 const members = (...names: string[]): ClusterDetail[] => names.map((n) => detail(n));

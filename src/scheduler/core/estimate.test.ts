@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cluster } from "../../../test/support/scheduler-fixtures.ts";
 import type { ClusterObject, ClusterSpec, ClusterStatus } from "../../karmada/types.ts";
 import {
   allowedPodNumber,
@@ -8,7 +9,6 @@ import {
   maxReplicasByModels,
   maxReplicasBySummary,
 } from "./estimate.ts";
-import { cluster } from "./test-support.ts";
 
 type Summary = NonNullable<ClusterStatus["resourceSummary"]>;
 type Models = NonNullable<ClusterSpec["resourceModels"]>;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cluster, duplicated, dynamicWeight, spec } from "../../../test/support/scheduler-fixtures.ts";
 import { ANNOTATION } from "../../karmada/names.ts";
 import type { BindingSpec, Placement } from "../../karmada/types.ts";
 import { EXPLANATION_ANNOTATION } from "./explanation.ts";
@@ -8,7 +9,6 @@ import {
   replicasChanged,
   type SchedulingBinding,
 } from "./needs-scheduling.ts";
-import { cluster, duplicated, dynamicWeight, spec } from "./test-support.ts";
 import type { BindingSchedulingStatus } from "./types.ts";
 
 const divided: Placement = { replicaScheduling: dynamicWeight };

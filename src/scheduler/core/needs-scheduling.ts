@@ -6,6 +6,7 @@
 
 import { ANNOTATION } from "../../karmada/names.ts";
 import type { BindingSpec, ClusterAffinityTerm, ClusterObject, Placement } from "../../karmada/types.ts";
+import { deepEqual } from "../../machinery/equality.ts";
 import { isWorkload, replicaSchedulingType, rescheduleRequired, sumReplicas } from "./binding.ts";
 import { EXPLANATION_ANNOTATION, recordedExplanation } from "./explanation.ts";
 import { servesApi } from "./plugins.ts";
@@ -58,14 +59,14 @@ export function needsScheduling(
   if (!isWorkload(spec)) return "NonWorkload";
   if (replicaSchedulingType(placement) === "Duplicated") return "Duplicated";
   const targets = new Set((spec.clusters ?? []).map((c) => c.name));
-  if (clusters.some((c) => c.metadata.deletionTimestamp && targets.has(c.metadata.name!))) {
+  if (clusters.some((c) => c.metadata.deletionTimestamp && targets.has(c.metadata.name))) {
     return "TerminatingTarget";
   }
   const leftOut = apiFilteredOut(binding.metadata.annotations);
   if (
     leftOut.size > 0 &&
     clusters.some(
-      (c) => leftOut.has(c.metadata.name!) && servesApi(c, spec.resource.apiVersion, spec.resource.kind),
+      (c) => leftOut.has(c.metadata.name) && servesApi(c, spec.resource.apiVersion, spec.resource.kind),
     )
   ) {
     return "APIEnabled";
@@ -110,7 +111,7 @@ function normalize(value: unknown): unknown {
   }
   if (typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
+    for (const key of Object.keys(value)) {
       const v = normalize((value as Record<string, unknown>)[key]);
       if (v !== undefined) out[key] = v;
     }
@@ -120,7 +121,7 @@ function normalize(value: unknown): unknown {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(normalize(a) ?? null) === JSON.stringify(normalize(b) ?? null);
+  return deepEqual(normalize(a) ?? null, normalize(b) ?? null);
 }
 
 /**

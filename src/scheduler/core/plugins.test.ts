@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cluster, spec } from "../../../test/support/scheduler-fixtures.ts";
 import type { BindingSpec, ClusterObject, Taint, Toleration } from "../../karmada/types.ts";
 import {
   apiEnablement,
@@ -11,8 +12,6 @@ import {
   spreadConstraintFilter,
   taintToleration,
 } from "./plugins.ts";
-import { cluster, spec } from "./test-support.ts";
-import { findUntoleratedTaint, taintToString, tolerates } from "./tolerations.ts";
 import type { BindingSchedulingStatus } from "./types.ts";
 
 function run(
@@ -23,46 +22,6 @@ function run(
 ): string | undefined {
   return plugin.filter(pluginContext(s, s.placement ?? {}, status), c);
 }
-
-describe("tolerates (Kubernetes semantics, no Lt/Gt)", () => {
-  const taint: Taint = { key: "k", value: "v", effect: "NoSchedule" };
-  const cases: Array<[string, Toleration, boolean]> = [
-    ["Equal, same key and value", { key: "k", operator: "Equal", value: "v" }, true],
-    ["empty operator means Equal", { key: "k", value: "v" }, true],
-    ["Equal, other value", { key: "k", operator: "Equal", value: "w" }, false],
-    ["Exists on the key", { key: "k", operator: "Exists" }, true],
-    ["Exists with no key tolerates every taint", { operator: "Exists" }, true],
-    ["other key", { key: "x", operator: "Exists" }, false],
-    ["same effect", { key: "k", operator: "Exists", effect: "NoSchedule" }, true],
-    ["other effect", { key: "k", operator: "Exists", effect: "NoExecute" }, false],
-    ["Gt is not enabled", { key: "k", operator: "Gt", value: "1" }, false],
-    ["Lt is not enabled", { key: "k", operator: "Lt", value: "1" }, false],
-  ];
-  it.each(cases)("%s", (_, toleration, want) => {
-    expect(tolerates(toleration, taint)).toBe(want);
-  });
-
-  it("an empty toleration value matches a taint without value", () => {
-    expect(tolerates({ key: "k", operator: "Equal" }, { key: "k", effect: "NoSchedule" })).toBe(true);
-  });
-
-  it("finds the first untolerated taint among those that apply", () => {
-    const taints: Taint[] = [
-      { key: "a", effect: "PreferNoSchedule" },
-      { key: "b", effect: "NoSchedule" },
-      { key: "c", value: "1", effect: "NoExecute" },
-    ];
-    const applies = (t: Taint) => t.effect !== "PreferNoSchedule";
-    expect(findUntoleratedTaint(taints, [], applies)?.key).toBe("b");
-    expect(findUntoleratedTaint(taints, [{ key: "b", operator: "Exists" }], applies)?.key).toBe("c");
-    expect(findUntoleratedTaint(taints, [{ operator: "Exists" }], applies)).toBeUndefined();
-  });
-
-  it("prints taints as key=value:Effect", () => {
-    expect(taintToString({ key: "k", value: "v", effect: "NoSchedule" })).toBe("k=v:NoSchedule");
-    expect(taintToString({ key: "k", effect: "NoExecute" })).toBe("k:NoExecute");
-  });
-});
 
 describe("APIEnablement", () => {
   const deployments = { groupVersion: "apps/v1", resources: [{ name: "deployments", kind: "Deployment" }] };

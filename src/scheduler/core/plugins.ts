@@ -4,10 +4,10 @@
  * are summed. A filter returns upstream's reason when it rejects a cluster.
  */
 import type { BindingSpec, ClusterAffinity, ClusterObject, Placement } from "../../karmada/types.ts";
+import { findUntoleratedTaint, taintToString } from "../../machinery/tolerations.ts";
 import { clusterZones } from "../../policy/cluster-affinity.ts";
 import { affinityMatches, observedTerm } from "./affinity.ts";
 import { isWorkload, targetNames } from "./binding.ts";
-import { findUntoleratedTaint, taintToString } from "./tolerations.ts";
 import type { BindingSchedulingStatus, FilterPluginName, ScorePluginName } from "./types.ts";
 
 /** What every plugin may read, built once per scheduling run. */
@@ -72,7 +72,7 @@ function affinitiesOf(
 export const apiEnablement = {
   name: "APIEnablement",
   filter(ctx, cluster) {
-    if (ctx.targets.has(cluster.metadata.name!)) return undefined;
+    if (ctx.targets.has(cluster.metadata.name)) return undefined;
     const { apiVersion, kind } = ctx.spec.resource;
     // Not listed is "disabled" with a complete list and "unknown" with a partial one; both fail.
     return servesApi(cluster, apiVersion, kind) ? undefined : "cluster(s) did not have the API resource";
@@ -90,7 +90,7 @@ export function servesApi(cluster: ClusterObject, apiVersion: string, kind: stri
 export const taintToleration = {
   name: "TaintToleration",
   filter(ctx, cluster) {
-    if (ctx.targets.has(cluster.metadata.name!)) return undefined;
+    if (ctx.targets.has(cluster.metadata.name)) return undefined;
     const taint = findUntoleratedTaint(
       cluster.spec?.taints,
       ctx.placement.clusterTolerations,
@@ -133,7 +133,7 @@ export const spreadConstraintFilter = {
 export const clusterEviction = {
   name: "ClusterEviction",
   filter(ctx, cluster) {
-    const name = cluster.metadata.name!;
+    const name = cluster.metadata.name;
     return (ctx.spec.gracefulEvictionTasks ?? []).some((t) => t.fromCluster === name)
       ? "cluster(s) is in the process of eviction"
       : undefined;
@@ -144,7 +144,7 @@ export const clusterEviction = {
 export const clusterLocality = {
   name: "ClusterLocality",
   score(ctx, cluster) {
-    return ctx.targets.has(cluster.metadata.name!) ? MAX_CLUSTER_SCORE : MIN_CLUSTER_SCORE;
+    return ctx.targets.has(cluster.metadata.name) ? MAX_CLUSTER_SCORE : MIN_CLUSTER_SCORE;
   },
 } satisfies ScorePlugin;
 

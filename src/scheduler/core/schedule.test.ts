@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
+import {
+  cluster,
+  duplicated,
+  dynamicWeight,
+  replicasOf,
+  SERVED_APIS,
+  spec,
+} from "../../../test/support/scheduler-fixtures.ts";
 import type { BindingSpec, ClusterObject, Placement } from "../../karmada/types.ts";
 import { explanationText } from "./explanation.ts";
 import { affinityAttemptFailedMessage, fitErrorMessage, schedule } from "./schedule.ts";
-import { cluster, duplicated, dynamicWeight, replicasOf, SERVED_APIS, spec } from "./test-support.ts";
 import { ScheduleError, type ScheduleInput } from "./types.ts";
 
 /** A cluster with room for `cpu` cores and 110 pods. */

@@ -157,7 +157,7 @@ function filterClusters(
   const feasible: ClusterObject[] = [];
   const reasons: string[] = [];
   for (const cluster of clusters) {
-    const verdict: ClusterExplanation = { name: cluster.metadata.name! };
+    const verdict: ClusterExplanation = { name: cluster.metadata.name };
     verdicts.push(verdict);
     if (cluster.metadata.deletionTimestamp) {
       verdict.deleting = true;
@@ -193,7 +193,7 @@ function rankClusters(
   const estimates = availableReplicas(feasible, replicas, spec.replicaRequirements);
   const previous = new Map((spec.clusters ?? []).map((c) => [c.name, c.replicas ?? 0]));
   const details = feasible.map((cluster, i): ClusterDetail => {
-    const name = cluster.metadata.name!;
+    const name = cluster.metadata.name;
     let score = 0;
     for (const plugin of SCORE_PLUGINS)
       if (!ctx.disabled?.has(plugin.name)) score += plugin.score(ctx, cluster);

@@ -1,4 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  aggregated,
+  detail,
+  duplicated,
+  dynamicWeight,
+  equalWeights,
+  staticWeights,
+} from "../../../test/support/scheduler-fixtures.ts";
 import type { Placement, ReplicaSchedulingStrategy, SpreadConstraint } from "../../karmada/types.ts";
 import {
   type ClusterDetail,
@@ -12,14 +20,6 @@ import {
   selectClusters,
   selectGroups,
 } from "./spread.ts";
-import {
-  aggregated,
-  detail,
-  duplicated,
-  dynamicWeight,
-  equalWeights,
-  staticWeights,
-} from "./test-support.ts";
 
 const names = (clusters: readonly ClusterDetail[]): string[] => clusters.map((c) => c.name);
 

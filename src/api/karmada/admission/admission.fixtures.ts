@@ -27,7 +27,7 @@ export function rendered(errors: FieldError[]): string[] {
 /** The object with the CRD's structural defaults applied, as the server passes it to admission. */
 export function defaulted(crd: CustomResourceDefinition, obj: Record<string, unknown>): StoredObject {
   const copy = structuredClone(obj) as StoredObject;
-  copy.metadata ??= {};
+  copy.metadata ??= { name: "", uid: "" };
   const schema = crd.spec.versions.find((v) => v.storage)?.schema?.openAPIV3Schema;
   if (schema) applySchemaDefaults(copy, schema);
   return copy;

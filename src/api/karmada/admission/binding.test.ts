@@ -17,6 +17,7 @@ function rb(extra: Record<string, unknown> = {}, annotations?: Record<string, st
     {
       name: "nginx-deployment",
       namespace: "default",
+      uid: "uid-nginx-deployment",
       labels: { "propagationpolicy.karmada.io/permanent-id": "0f1a" },
       ...(annotations ? { annotations } : {}),
     },
@@ -63,7 +64,7 @@ describe("mutation", () => {
     const crb = object(
       "work.karmada.io/v1alpha2",
       "ClusterResourceBinding",
-      { name: "c-clusterrole" },
+      { name: "c-clusterrole", uid: "uid-c-clusterrole" },
       { spec: {} },
     );
     mutateClusterResourceBinding(crb, undefined, testContext());

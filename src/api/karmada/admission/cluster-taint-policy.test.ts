@@ -7,7 +7,7 @@ function ctp(taints: Array<Record<string, string>>): StoredObject {
   return object(
     "policy.karmada.io/v1alpha1",
     "ClusterTaintPolicy",
-    { name: "detect-not-ready" },
+    { name: "detect-not-ready", uid: "uid-detect-not-ready" },
     {
       spec: {
         targetClusters: { clusterNames: ["member1"] },

@@ -10,7 +10,7 @@ function ric(name: string, kind: string, customizations: Record<string, string>)
   return object(
     "config.karmada.io/v1alpha1",
     "ResourceInterpreterCustomization",
-    { name },
+    { name, uid: `uid-${name}` },
     {
       spec: {
         target: { apiVersion: "apps/v1", kind },
@@ -77,7 +77,7 @@ function riwc(webhooks: Array<Record<string, unknown>>): StoredObject {
   return object(
     "config.karmada.io/v1alpha1",
     "ResourceInterpreterWebhookConfiguration",
-    { name: "examples" },
+    { name: "examples", uid: "uid-examples" },
     { webhooks },
   );
 }

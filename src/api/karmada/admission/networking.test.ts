@@ -11,7 +11,7 @@ function mci(spec: Record<string, unknown>, status?: Record<string, unknown>): S
   return object(
     "networking.karmada.io/v1alpha1",
     "MultiClusterIngress",
-    { name: "demo", namespace: "default" },
+    { name: "demo", namespace: "default", uid: "uid-demo" },
     { spec, ...(status ? { status } : {}) },
   );
 }
@@ -20,7 +20,7 @@ function mcs(spec: Record<string, unknown>, name = "foo", status?: Record<string
   return object(
     "networking.karmada.io/v1alpha1",
     "MultiClusterService",
-    { name, namespace: "default" },
+    { name, namespace: "default", uid: `uid-${name}` },
     { spec, ...(status ? { status } : {}) },
   );
 }

@@ -4,10 +4,11 @@
  * DNS-1035 name, ports, one exposure type that never changes, valid cluster names).
  */
 
+import { deepEqual } from "../../../machinery/equality.ts";
 import type { FieldError } from "../../../machinery/errors.ts";
 import type { StoredObject } from "../../meta.ts";
 import { child, duplicate, index, invalid, notSupported, required } from "../../validation/field.ts";
-import { deepEqual, type Obj, obj, objs, str, strs } from "../../validation/json.ts";
+import { type Obj, obj, objs, str, strs } from "../../validation/json.ts";
 import {
   isDNS1035Label,
   isDNS1123Subdomain,

@@ -11,7 +11,7 @@ function rb(spec: Record<string, unknown>): StoredObject {
   return object(
     "work.karmada.io/v1alpha2",
     "ResourceBinding",
-    { name: "nginx-deployment", namespace: "default" },
+    { name: "nginx-deployment", namespace: "default", uid: "uid-nginx-deployment" },
     { spec },
   );
 }
@@ -24,7 +24,7 @@ function frq(
   return object(
     "policy.karmada.io/v1alpha1",
     "FederatedResourceQuota",
-    { name, namespace: "default" },
+    { name, namespace: "default", uid: `uid-${name}` },
     { spec: overall ? { overall } : {}, ...(overallUsed ? { status: { overallUsed } } : {}) },
   );
 }

@@ -7,7 +7,6 @@
  * status must record. Listing the quotas and writing their status is the caller's job.
  */
 
-import type { Operation } from "../../../apiserver/context.ts";
 import {
   compareQuantities,
   formatQuantity,
@@ -15,6 +14,7 @@ import {
   type Quantity,
   sumQuantities,
 } from "../../../machinery/quantity.ts";
+import type { Operation } from "../../admission.ts";
 import type { StoredObject } from "../../meta.ts";
 import { type Obj, obj, objs, str } from "../../validation/json.ts";
 import { isHugePageResourceName, isScalarResourceName } from "./resource-names.ts";

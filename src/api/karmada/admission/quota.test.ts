@@ -7,7 +7,7 @@ function frq(spec: Record<string, unknown>, status?: Record<string, unknown>, na
   return object(
     "policy.karmada.io/v1alpha1",
     "FederatedResourceQuota",
-    { name, namespace: "default" },
+    { name, namespace: "default", uid: `uid-${name}` },
     { spec, ...(status ? { status } : {}) },
   );
 }

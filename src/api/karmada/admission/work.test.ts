@@ -7,7 +7,12 @@ function work(manifests: unknown[], labels?: Record<string, string>): StoredObje
   return object(
     "work.karmada.io/v1alpha1",
     "Work",
-    { name: "nginx-687f7fb96f", namespace: "karmada-es-member1", ...(labels ? { labels } : {}) },
+    {
+      name: "nginx-687f7fb96f",
+      namespace: "karmada-es-member1",
+      uid: "uid-nginx-687f7fb96f",
+      ...(labels ? { labels } : {}),
+    },
     { spec: { workload: { manifests } } },
   );
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RequestContext, requestContext } from "../../../apiserver/context.ts";
-import type { ResourceType } from "../../../apiserver/resource-type.ts";
-import { startTestApi, type TestApi } from "../../../apiserver/test-client.ts";
-import { ApiError } from "../../../machinery/errors.ts";
-import type { StoredObject } from "../../meta.ts";
-import { loadSample, NOW, object } from "./admission.fixtures.ts";
-import { karmadaAdmission } from "./index.ts";
+import { startTestApi, type TestApi } from "../../../test/support/api.ts";
+import { loadSample, NOW, object } from "../../api/karmada/admission/admission.fixtures.ts";
+import type { StoredObject } from "../../api/meta.ts";
+import { ApiError } from "../../machinery/errors.ts";
+import { type RequestContext, requestContext } from "../context.ts";
+import type { ResourceType } from "../resource-type.ts";
+import { karmadaAdmission } from "./karmada.ts";
 
 function deps() {
   let n = 0;
@@ -31,7 +31,11 @@ describe("registry", () => {
     const obj = {
       apiVersion: "v1",
       kind: "ConfigMap",
-      metadata: { name: "x", labels: { "resourcetemplate.karmada.io/deletion-protected": "Always" } },
+      metadata: {
+        name: "x",
+        uid: "uid-x",
+        labels: { "resourcetemplate.karmada.io/deletion-protected": "Always" },
+      },
     };
     await expect(async () =>
       protect.validateDelete!(obj, { user: { name: "u", groups: [] }, warnings: [] }),
@@ -39,7 +43,7 @@ describe("registry", () => {
       status: { code: 403 },
     });
     await protect.validateDelete!(
-      { ...obj, metadata: { name: "y" } },
+      { ...obj, metadata: { name: "y", uid: "uid-y" } },
       { user: { name: "u", groups: [] }, warnings: [] },
     );
   });
@@ -82,7 +86,7 @@ describe("registry", () => {
     const binding = object(
       "work.karmada.io/v1alpha2",
       "ResourceBinding",
-      { name: "b", namespace: "default" },
+      { name: "b", namespace: "default", uid: "uid-b" },
       { spec: {} },
     );
     await plugin.mutate!(binding, structuredClone(binding), "UPDATE", ctx);
@@ -96,7 +100,7 @@ describe("registry", () => {
     const policy = object(
       "policy.karmada.io/v1alpha1",
       "PropagationPolicy",
-      { name: "p", namespace: "default" },
+      { name: "p", namespace: "default", uid: "uid-p" },
       { spec: {} },
     );
     const err = await Promise.resolve(plugin.validate!(policy, undefined, "CREATE", ctx)).catch(
@@ -120,7 +124,7 @@ describe("registry", () => {
       object(
         "config.karmada.io/v1alpha1",
         "ResourceInterpreterCustomization",
-        { name },
+        { name, uid: `uid-${name}` },
         {
           spec: {
             target: { apiVersion: "apps/v1", kind: "Deployment" },
@@ -148,7 +152,7 @@ describe("registry", () => {
     const policy = object(
       "policy.karmada.io/v1alpha1",
       "ClusterTaintPolicy",
-      { name: "t" },
+      { name: "t", uid: "uid-t" },
       {
         spec: { taints: [{ key: "k", effect: "NoExecute" }] },
       },

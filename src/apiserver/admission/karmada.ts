@@ -2,34 +2,44 @@
  * The registry of Karmada's admission rules: one in-process plugin per upstream webhook
  * (named as upstream registers it), plus the Cluster strategy of karmada-aggregated-apiserver.
  * Field problems come back as field errors; rules upstream states as a plain sentence throw
- * the webhook's 403 refusal.
+ * the webhook's 403 refusal. The rules themselves are pure functions in
+ * `api/karmada/admission/`; this file binds them to the API server's admission chain.
  */
 
-import type { AdmissionPlugin, Operation } from "../../../apiserver/context.ts";
-import type { ResourceType } from "../../../apiserver/resource-type.ts";
-import type { FieldError } from "../../../machinery/errors.ts";
-import type { StoredObject } from "../../meta.ts";
-import { mutateClusterResourceBinding, mutateResourceBinding, validateResourceBinding } from "./binding.ts";
-import { mutateCluster, validateCluster } from "./cluster.ts";
-import { validateClusterTaintPolicy } from "./cluster-taint-policy.ts";
-import { type AdmissionFeatures, DEFAULT_FEATURES, type MutationContext } from "./context.ts";
-import { checkDeletionProtection } from "./deletion-protection.ts";
-import { WEBHOOK, webhookDenied } from "./denial.ts";
-import { mutateFederatedHPA, validateCronFederatedHPA, validateFederatedHPA } from "./hpa.ts";
+import type { Operation } from "../../api/admission.ts";
+import {
+  mutateClusterResourceBinding,
+  mutateResourceBinding,
+  validateResourceBinding,
+} from "../../api/karmada/admission/binding.ts";
+import { mutateCluster, validateCluster } from "../../api/karmada/admission/cluster.ts";
+import { validateClusterTaintPolicy } from "../../api/karmada/admission/cluster-taint-policy.ts";
+import {
+  type AdmissionFeatures,
+  DEFAULT_FEATURES,
+  type MutationContext,
+} from "../../api/karmada/admission/context.ts";
+import { checkDeletionProtection } from "../../api/karmada/admission/deletion-protection.ts";
+import { WEBHOOK, webhookDenied } from "../../api/karmada/admission/denial.ts";
+import {
+  mutateFederatedHPA,
+  validateCronFederatedHPA,
+  validateFederatedHPA,
+} from "../../api/karmada/admission/hpa.ts";
 import {
   resourceInterpreterCustomizationDenial,
   validateResourceInterpreterWebhookConfiguration,
-} from "./interpreter.ts";
+} from "../../api/karmada/admission/interpreter.ts";
 import {
   mutateMultiClusterService,
   validateMultiClusterIngress,
   validateMultiClusterService,
-} from "./networking.ts";
+} from "../../api/karmada/admission/networking.ts";
 import {
   mutateOverridePolicy,
   validateClusterOverridePolicy,
   validateOverridePolicy,
-} from "./override-policy.ts";
+} from "../../api/karmada/admission/override-policy.ts";
 import {
   clusterPropagationPolicyDenial,
   mutateClusterPropagationPolicy,
@@ -37,13 +47,13 @@ import {
   propagationPolicyDenial,
   validateClusterPropagationPolicy,
   validatePropagationPolicy,
-} from "./propagation-policy.ts";
-import { validateFederatedResourceQuota } from "./quota.ts";
-import { mutateWork } from "./work.ts";
-
-export { checkDeletionProtection, DELETION_PROTECTION_LABEL } from "./deletion-protection.ts";
-export { QUOTA_EXCEEDED_REASON, WEBHOOK, webhookDenied } from "./denial.ts";
-export { evaluateFederatedQuota } from "./quota-enforcement.ts";
+} from "../../api/karmada/admission/propagation-policy.ts";
+import { validateFederatedResourceQuota } from "../../api/karmada/admission/quota.ts";
+import { mutateWork } from "../../api/karmada/admission/work.ts";
+import type { StoredObject } from "../../api/meta.ts";
+import type { FieldError } from "../../machinery/errors.ts";
+import type { AdmissionPlugin } from "../context.ts";
+import type { ResourceType } from "../resource-type.ts";
 
 export interface KarmadaAdmissionDeps extends MutationContext {
   /** Upstream feature gates; unset ones take upstream's defaults. */
