@@ -1,21 +1,40 @@
 /**
  * The controller loop, written once: informer events become keys on a work queue; workers
- * call `reconcile(ctx, key)`; a thrown error retries with backoff, a `TerminalError` is
- * logged and dropped, `requeueAfterMs` brings the key back later.
+ * call `reconcile(ctx, key)`. A reconcile says how it ended in one of three ways:
+ * - it returns `done` (or nothing): the key rests until something changes;
+ * - it returns `requeueAfter(ms)`: the key comes back then (polling what no watch reports);
+ * - it throws: a `TerminalError` is logged once and the key dropped (retrying cannot help:
+ *   a spec that can never be applied); any other error is logged once, with the error, and
+ *   the key retried with backoff (a conflict only means a cache was behind: logged at debug).
+ * The context carries a logger already naming the controller, the key and the attempt.
  */
 import type { StoredObject } from "../api/meta.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isConflict, TerminalError } from "../machinery/errors.ts";
-import { type Informer, objectKey } from "./informer.ts";
+import type { Informer } from "./informer.ts";
+import { objectKey } from "./keys.ts";
 import { type RequeueResult, WorkQueue } from "./queue.ts";
 
+export { TerminalError };
+
 export interface ReconcileContext {
+  /** Fields: controller, key, attempt. */
   log: Logger;
   /** Aborted when the controller stops. */
   signal: AbortSignal;
+  /** 1 on a key's first try, growing with each consecutive failure. */
+  attempt: number;
 }
 
-export type ReconcileResult = RequeueResult | undefined | undefined;
+export type ReconcileResult = RequeueResult;
+
+/** The key rests until one of the controller's sources reports a change. */
+export const done: ReconcileResult = undefined;
+
+/** The key comes back after `ms` (for what no watch reports: time passing, a remote state). */
+export function requeueAfter(ms: number): ReconcileResult {
+  return { requeueAfterMs: ms };
+}
 
 export interface Controller {
   name: string;
@@ -36,6 +55,8 @@ export interface Controller {
     coalesceMs?: number;
   }>;
   workers?: number;
+  /** The first retry's delay after a failure (default 5 ms), doubling per consecutive failure up to a minute. */
+  baseDelayMs?: number;
   reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult>;
   /**
    * Called once the queue exists, for controllers whose keys come from sources that appear
@@ -51,6 +72,19 @@ export interface RunningController {
   readonly queue: WorkQueue;
   enqueue(key: string): void;
   stop(): void;
+}
+
+/** Where a failed reconcile is logged, once: whether the key is retried. */
+function retryOrDrop(log: Logger, key: string, err: unknown, attempt: number): boolean {
+  if (err instanceof TerminalError) {
+    log.error(err, "reconcile failed; not retrying", { key, attempt });
+    return false;
+  }
+  // A conflict only means our cache was behind another writer: the retry reads the newer object.
+  if (isConflict(err))
+    log.debug("reconcile conflicted; retrying", { key, attempt, err: (err as Error).message });
+  else log.error(err, "reconcile failed; retrying", { key, attempt });
+  return true;
 }
 
 /** Spec changes only: status and metadata writes leave `metadata.generation` alone. */
@@ -71,28 +105,13 @@ export function runController(
   const log = (deps.log ?? silentLogger).child({ controller: c.name });
   const abort = new AbortController();
   const queue = new WorkQueue(
-    async (key) => {
-      const result = await c.reconcile({ log: log.child({ key }), signal: abort.signal }, key);
-      return result ?? undefined;
-    },
+    (key, attempt) => c.reconcile({ log: log.child({ key, attempt }), signal: abort.signal, attempt }, key),
     {
       workers: c.workers ?? 1,
       paused: deps.ready !== undefined,
-      baseDelayMs: 5,
+      baseDelayMs: c.baseDelayMs ?? 5,
       maxDelayMs: 60_000,
-      onError: (key, err, attempt) => {
-        if (err instanceof TerminalError) {
-          log.error(err, "reconcile failed for good", { key });
-          return false;
-        }
-        // A conflict only means our cache was behind another writer: retry quietly.
-        (isConflict(err) ? log.debug : log.warn)("reconcile failed, retrying", {
-          key,
-          attempt,
-          err: err instanceof Error ? err.message : String(err),
-        });
-        return true;
-      },
+      onError: (key, err, attempt) => retryOrDrop(log, key, err, attempt),
     },
   );
   void deps.ready?.then(() => queue.resume());

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../../test/support/api.ts";
 import type { StoredObject } from "../api/meta.ts";
 import type { ApiServer } from "../apiserver/server.ts";
-import { startTestApi, type TestApi } from "../apiserver/test-client.ts";
 import { RESOURCES } from "../client/client.ts";
 import { LocalClient } from "../client/local.ts";
 import { generationChanged, runController } from "./controller.ts";
-import { Informer, InformerFactory, objectKey } from "./informer.ts";
+import { Informer, InformerFactory } from "./informer.ts";
+import { objectKey } from "./keys.ts";
 
 async function until(cond: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
@@ -89,8 +90,8 @@ describe("informers and controllers", () => {
     const deleted: string[] = [];
     const added: string[] = [];
     inf.addHandler({
-      onAdd: (o) => added.push(o.metadata.name!),
-      onDelete: (o) => deleted.push(o.metadata.name!),
+      onAdd: (o) => added.push(o.metadata.name),
+      onDelete: (o) => deleted.push(o.metadata.name),
     });
     inf.start();
     await inf.waitForSync();
@@ -108,7 +109,7 @@ describe("informers and controllers", () => {
   it("relists when a re-watch finds its revision compacted away (410)", async () => {
     const inf = new Informer(client, RESOURCES.configmaps, { namespace: "default", watchTimeoutSeconds: 1 });
     const added: string[] = [];
-    inf.addHandler({ onAdd: (o) => added.push(o.metadata.name!) });
+    inf.addHandler({ onAdd: (o) => added.push(o.metadata.name) });
     inf.start();
     await inf.waitForSync();
     const before = inf.resourceVersion;

@@ -6,6 +6,7 @@
 import type { StoredObject } from "../api/meta.ts";
 import type { Client, ResourceRef, WatchEvent } from "../client/client.ts";
 import { type Logger, silentLogger } from "../log.ts";
+import { objectKey } from "./keys.ts";
 import { ListWatchLoop } from "./list-watch.ts";
 
 export interface EventHandlers {
@@ -35,19 +36,6 @@ export interface InformerOptions {
   /** How long each watch request lasts before the informer re-watches (default: random 5-10 minutes). */
   watchTimeoutSeconds?: number;
   log?: Logger;
-}
-
-/** `namespace/name`, or `name` for cluster-scoped objects: the key controllers work on. */
-export function objectKey(obj: Pick<StoredObject, "metadata">): string {
-  const ns = obj.metadata.namespace;
-  return ns ? `${ns}/${obj.metadata.name}` : (obj.metadata.name ?? "");
-}
-
-export function splitKey(key: string): { namespace: string | undefined; name: string } {
-  const slash = key.indexOf("/");
-  return slash < 0
-    ? { namespace: undefined, name: key }
-    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 function deepFreeze<T>(value: T): T {

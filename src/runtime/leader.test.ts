@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTestApi, type TestApi } from "../../test/support/api.ts";
 import { rfc3339Micro, type StoredObject } from "../api/meta.ts";
-import { startTestApi, type TestApi } from "../apiserver/test-client.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import { LocalClient } from "../client/local.ts";
 import { serviceUnavailable } from "../machinery/errors.ts";

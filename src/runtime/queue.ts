@@ -20,6 +20,12 @@ export interface QueueOptions {
 
 export type RequeueResult = undefined | { requeueAfterMs: number };
 
+/** Processes one key; `attempt` counts from 1 and grows with each consecutive failure of the key. */
+export type Processor = (
+  key: string,
+  attempt: number,
+) => Promise<RequeueResult | undefined> | RequeueResult | undefined;
+
 export class WorkQueue {
   /** FIFO of waiting keys from `#head` on (shifting a long array is linear; we compact instead). */
   #queue: string[] = [];
@@ -36,13 +42,10 @@ export class WorkQueue {
   #workers: number;
   #base: number;
   #max: number;
-  #process: (key: string) => Promise<RequeueResult | undefined> | RequeueResult | undefined;
+  #process: Processor;
   #onError: QueueOptions["onError"];
 
-  constructor(
-    process: (key: string) => Promise<RequeueResult | undefined> | RequeueResult | undefined,
-    opts: QueueOptions = {},
-  ) {
+  constructor(process: Processor, opts: QueueOptions = {}) {
     this.#process = process;
     this.#workers = opts.workers ?? 1;
     this.#base = opts.baseDelayMs ?? 5;
@@ -160,7 +163,7 @@ export class WorkQueue {
   async #run(key: string): Promise<void> {
     let retryAfter: number | undefined;
     try {
-      const result = await this.#process(key);
+      const result = await this.#process(key, (this.#failures.get(key) ?? 0) + 1);
       this.#failures.delete(key);
       if (result && result.requeueAfterMs >= 0) retryAfter = result.requeueAfterMs;
     } catch (err) {

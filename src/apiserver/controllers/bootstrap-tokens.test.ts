@@ -28,6 +28,7 @@ function token(
     metadata: {
       name: more.name ?? `bootstrap-token-${id}`,
       namespace: "kube-system",
+      uid: `uid-bootstrap-token-${id}`,
       ...(more.deletionTimestamp ? { deletionTimestamp: more.deletionTimestamp } : {}),
     },
     type: more.type ?? "bootstrap.kubernetes.io/token",

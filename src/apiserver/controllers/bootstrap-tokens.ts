@@ -17,12 +17,14 @@ import {
   secretExpiration,
 } from "../../api/bootstrap-token.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
+import { deepEqual } from "../../machinery/equality.ts";
 import { bootstrapSignature } from "../../pki/jws.ts";
+import type { ReconcileContext, ReconcileResult } from "../../runtime/controller.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
-import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
+import { runStoreController, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 /** The `jws-kubeconfig-*` entries `cluster-info` should have, and when the earliest signing token expires. */
@@ -52,7 +54,7 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
   const secretPrefix = storagePrefix(secrets, BOOTSTRAP_TOKEN_NAMESPACE);
   const clusterInfoKey = storageKey(configMaps, CLUSTER_INFO_NAMESPACE, CLUSTER_INFO_NAME);
 
-  const sign = async (): Promise<{ requeueAfterMs: number } | undefined> => {
+  const sign = async (): Promise<ReconcileResult> => {
     const { kv } = await server.store.get(clusterInfoKey);
     if (!kv) return undefined;
     const cm = decodeStored(configMaps, kv);
@@ -66,9 +68,7 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
     const now = server.clock.now();
     const { signatures, nextExpiry } = clusterInfoSignatures(data.kubeconfig, tokens, now);
     const current = Object.fromEntries(Object.entries(data).filter(([k]) => k.startsWith(JWS_KEY_PREFIX)));
-    if (
-      JSON.stringify(Object.entries(current).sort()) !== JSON.stringify(Object.entries(signatures).sort())
-    ) {
+    if (!deepEqual(current, signatures)) {
       await writer
         .change(configMaps, cm, (cur) => {
           const curData = isObject(cur.data) ? (cur.data as Record<string, string>) : {};
@@ -82,7 +82,7 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
     return nextExpiry === undefined ? undefined : { requeueAfterMs: Math.max(0, nextExpiry - now) + 1000 };
   };
 
-  const clean = async (name: string): Promise<{ requeueAfterMs: number } | undefined> => {
+  const clean = async (_ctx: ReconcileContext, name: string): Promise<ReconcileResult> => {
     const { kv } = await server.store.get(`${secretPrefix}${name}`);
     if (!kv) return undefined;
     const secret = decodeStored(secrets, kv);
@@ -96,30 +96,37 @@ export function startBootstrapTokenControllers(server: ServerContext): () => voi
         : { requeueAfterMs: expiration.expiration - now + 1000 };
     }
     await deleteObject(server, requestContext(), secrets, BOOTSTRAP_TOKEN_NAMESPACE, name, {
-      preconditions: { uid: secret.metadata.uid! },
+      preconditions: { uid: secret.metadata.uid },
     }).catch(unlessGoneOrChanged);
     return undefined;
   };
 
-  const signer = controllerQueue(server, "bootstrap signing", sign);
-  const cleaner = controllerQueue(server, "bootstrap token cleaning", clean);
-  const followSecrets = followKeys(server, secretPrefix, "bootstrap-tokens", (name, value) => {
-    if (value !== undefined && !value.includes(BOOTSTRAP_TOKEN_TYPE)) return;
-    signer.add("cluster-info");
-    if (value !== undefined) cleaner.add(name);
+  const tokenSecret = (value: string | undefined) =>
+    value === undefined || value.includes(BOOTSTRAP_TOKEN_TYPE);
+  // One key: every token signs the one cluster-info ConfigMap.
+  const stopSigner = runStoreController(server, {
+    name: "bootstrapsigner",
+    sources: [
+      { prefix: secretPrefix, keys: (_name, value) => (tokenSecret(value) ? [CLUSTER_INFO_NAME] : []) },
+      {
+        prefix: storagePrefix(configMaps, CLUSTER_INFO_NAMESPACE),
+        keys: (name) => (name === CLUSTER_INFO_NAME ? [CLUSTER_INFO_NAME] : []),
+      },
+    ],
+    reconcile: () => sign(),
   });
-  const followClusterInfo = followKeys(
-    server,
-    storagePrefix(configMaps, CLUSTER_INFO_NAMESPACE),
-    "bootstrap-signer",
-    (name) => {
-      if (name === CLUSTER_INFO_NAME) signer.add("cluster-info");
-    },
-  );
+  const stopCleaner = runStoreController(server, {
+    name: "tokencleaner",
+    sources: [
+      {
+        prefix: secretPrefix,
+        keys: (name, value) => (value !== undefined && tokenSecret(value) ? [name] : []),
+      },
+    ],
+    reconcile: clean,
+  });
   return () => {
-    followSecrets.stop();
-    followClusterInfo.stop();
-    signer.stop();
-    cleaner.stop();
+    stopSigner();
+    stopCleaner();
   };
 }

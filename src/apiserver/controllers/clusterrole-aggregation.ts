@@ -5,13 +5,13 @@
  * re-checks every aggregated role; there are few of them.
  */
 import { isObject, type StoredObject } from "../../api/meta.ts";
+import { deepEqual } from "../../machinery/equality.ts";
 import { fromLabelSelector, type LabelSelector, matches } from "../../machinery/labels.ts";
-import { jsonEqual } from "../../machinery/merge-patch.ts";
 import { rulesOf } from "../authz/rules.ts";
 import type { ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storagePrefix } from "../resource-type.ts";
-import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
+import { runStoreController, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 function selectorsOf(role: StoredObject): LabelSelector[] | undefined {
@@ -28,7 +28,7 @@ function aggregatedRules(role: StoredObject, selectors: LabelSelector[], roles: 
   const seen = new Set<string>();
   const sources = roles
     .filter((r) => r !== role && parsed.some((sel) => matches(sel, r.metadata.labels)))
-    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
   for (const source of sources) {
     for (const rule of rulesOf(source)) {
       const key = JSON.stringify(rule);
@@ -54,16 +54,15 @@ export function startClusterRoleAggregationController(server: ServerContext): ()
       const selectors = selectorsOf(role);
       if (!selectors) continue;
       const rules = aggregatedRules(role, selectors, roles);
-      if (jsonEqual(rulesOf(role), rules)) continue;
+      if (deepEqual(rulesOf(role), rules)) continue;
       await writer.change(rt, role, (cur) => ({ ...cur, rules })).catch(unlessGoneOrChanged);
     }
     return undefined;
   };
 
-  const queue = controllerQueue(server, "cluster role aggregation", reconcile);
-  const following = followKeys(server, prefix, "clusterrole-aggregation", () => queue.add("all"));
-  return () => {
-    following.stop();
-    queue.stop();
-  };
+  return runStoreController(server, {
+    name: "clusterrole-aggregation",
+    sources: [{ prefix, keys: () => ["all"] }],
+    reconcile,
+  });
 }

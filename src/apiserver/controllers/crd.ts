@@ -5,25 +5,20 @@
  */
 import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
 import type { CustomResourceDefinition } from "../../api/schema.ts";
+import { type Condition, type ConditionUpdate, setCondition } from "../../machinery/conditions.ts";
+import { deepEqual } from "../../machinery/equality.ts";
 import { isNotFound } from "../../machinery/errors.ts";
+import type { ReconcileContext, ReconcileResult } from "../../runtime/controller.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { type ResourceType, storagePrefix } from "../resource-type.ts";
 import { CRD_CLEANUP_FINALIZER, deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
-import { controllerQueue, followKeys } from "./follow.ts";
+import { runStoreController } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime?: string;
-}
-
 function desiredConditions(now: string, existing: Condition[], terminating: boolean): Condition[] {
-  const want: Condition[] = [
+  const want: ConditionUpdate[] = [
     { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" },
     {
       type: "Established",
@@ -40,20 +35,16 @@ function desiredConditions(now: string, existing: Condition[], terminating: bool
       message: "CustomResource deletion is in progress",
     });
   }
-  return want.map((c) => {
-    const old = existing.find((e) => e.type === c.type);
-    return {
-      ...c,
-      lastTransitionTime: old && old.status === c.status ? (old.lastTransitionTime ?? now) : now,
-    };
-  });
+  const conditions = [...existing];
+  for (const c of want) setCondition(conditions, c, now);
+  return conditions;
 }
 
 export function startCrdController(server: ServerContext): () => void {
   const crdType = server.registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
   const writer = systemWriter(server, "apiextensions-controller");
 
-  const reconcile = async (name: string): Promise<{ requeueAfterMs: number } | undefined> => {
+  const reconcile = async (_ctx: ReconcileContext, name: string): Promise<ReconcileResult> => {
     let crd: StoredObject;
     try {
       crd = await getObject(server, crdType, undefined, name);
@@ -83,20 +74,17 @@ export function startCrdController(server: ServerContext): () => void {
       acceptedNames: spec.names,
       storedVersions: storage && !stored.includes(storage) ? [...stored, storage] : stored,
     };
-    if (JSON.stringify(desired) === JSON.stringify(status)) return undefined;
+    if (deepEqual(desired, status)) return undefined;
     await writer.change(crdType, crd, (cur) => ({ ...cur, status: desired }), "status");
     return undefined;
   };
 
-  const queue = controllerQueue(server, "crd reconcile", reconcile, { baseDelayMs: 20 });
-
-  const following = followKeys(server, storagePrefix(crdType), "crd", (name, value) => {
-    if (value !== undefined) queue.add(name);
+  return runStoreController(server, {
+    name: "crd",
+    baseDelayMs: 20,
+    sources: [{ prefix: storagePrefix(crdType), keys: (name, value) => (value !== undefined ? [name] : []) }],
+    reconcile,
   });
-  return () => {
-    following.stop();
-    queue.stop();
-  };
 }
 
 /** Deletes the CRD's objects; returns how many still exist (kept by their own finalizers). */
@@ -117,7 +105,7 @@ async function deleteInstances(
     const obj = decodeStored(rt, kv);
     if (obj.metadata.deletionTimestamp) continue;
     try {
-      await deleteObject(server, ctx, rt, obj.metadata.namespace, obj.metadata.name!, {});
+      await deleteObject(server, ctx, rt, obj.metadata.namespace, obj.metadata.name, {});
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

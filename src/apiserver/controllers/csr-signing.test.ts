@@ -42,7 +42,7 @@ describe("shouldClean", () => {
     return {
       apiVersion: "certificates.k8s.io/v1",
       kind: "CertificateSigningRequest",
-      metadata: { name: "csr-1", creationTimestamp: at(more.created ?? NOW - 48 * HOUR) },
+      metadata: { name: "csr-1", uid: "uid-csr-1", creationTimestamp: at(more.created ?? NOW - 48 * HOUR) },
       spec: { signerName: "kubernetes.io/kube-apiserver-client", usages: ["client auth"] },
       status: {
         conditions: conditions.map((c) => ({ status: "True", ...c })),
@@ -112,7 +112,7 @@ describe("shouldClean", () => {
       obj: {
         apiVersion: "certificates.k8s.io/v1",
         kind: "CertificateSigningRequest",
-        metadata: { name: "x", creationTimestamp: at(NOW - 25 * HOUR) },
+        metadata: { name: "x", uid: "uid-x", creationTimestamp: at(NOW - 25 * HOUR) },
       },
       want: true,
     },
@@ -121,7 +121,7 @@ describe("shouldClean", () => {
       obj: {
         apiVersion: "certificates.k8s.io/v1",
         kind: "CertificateSigningRequest",
-        metadata: { name: "x" },
+        metadata: { name: "x", uid: "uid-x" },
       },
       want: false,
     },

@@ -20,11 +20,12 @@ import {
   issueCertificate,
   parseCertificateRequest,
 } from "../../pki/x509.ts";
+import type { ReconcileContext, ReconcileResult } from "../../runtime/controller.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
-import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
+import { runStoreController, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export interface CsrSigningOptions {
@@ -81,7 +82,7 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
       "status",
     );
 
-  const reconcile = async (name: string): Promise<undefined> => {
+  const reconcile = async (_ctx: ReconcileContext, name: string): Promise<ReconcileResult> => {
     const { kv } = await server.store.get(storageKey(rt, undefined, name));
     if (!kv) return undefined;
     const csr = decodeStored(rt, kv);
@@ -143,9 +144,12 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
     return undefined;
   };
 
-  const queue = controllerQueue(server, "csr signing", reconcile);
-  const following = followKeys(server, storagePrefix(rt), "csrsigning", (name, value) => {
-    if (value?.includes('"Approved"')) queue.add(name);
+  const stopSigning = runStoreController(server, {
+    name: "csrsigning",
+    sources: [
+      { prefix: storagePrefix(rt), keys: (name, value) => (value?.includes('"Approved"') ? [name] : []) },
+    ],
+    reconcile,
   });
 
   const clean = async (): Promise<void> => {
@@ -154,7 +158,7 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
     for (const kv of kvs) {
       const csr = decodeStored(rt, kv);
       if (!shouldClean(csr, now)) continue;
-      await deleteObject(server, requestContext(), rt, undefined, csr.metadata.name!, {}).catch(
+      await deleteObject(server, requestContext(), rt, undefined, csr.metadata.name, {}).catch(
         unlessGoneOrChanged,
       );
     }
@@ -172,8 +176,7 @@ export function startCsrSigningController(server: ServerContext, opts: CsrSignin
   return () => {
     stopped = true;
     clearInterval(timer);
-    following.stop();
-    queue.stop();
+    stopSigning();
   };
 }
 

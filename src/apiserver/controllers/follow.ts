@@ -5,7 +5,7 @@
  * so no controller silently stops.
  */
 import { isConflict, isNotFound } from "../../machinery/errors.ts";
-import { type QueueOptions, type RequeueResult, WorkQueue } from "../../runtime/queue.ts";
+import { type Controller, runController } from "../../runtime/controller.ts";
 import type { WatchEvent } from "../../storage/store.ts";
 import type { ServerContext } from "../context.ts";
 
@@ -84,24 +84,47 @@ export function followKeys(
   };
 }
 
+/** Where an API-server controller's keys come from: every key under a storage prefix. */
+export interface StoreSource {
+  prefix: string;
+  /** The queue keys a listed or changed value concerns (`value` undefined: deleted). */
+  keys(key: string, value: string | undefined): readonly string[];
+}
+
+/** A controller inside the API server: fed by the store itself rather than by informers. */
+export interface StoreController extends Pick<Controller, "name" | "workers" | "reconcile"> {
+  sources: StoreSource[];
+  /** First retry delay (default 50 ms). */
+  baseDelayMs?: number;
+}
+
 /**
- * A controller's work queue: a failed key is logged as `<what> failed` and retried with
- * backoff (from `baseDelayMs`, 50 ms unless given).
+ * Runs an API-server controller on the runner every controller uses (runtime/controller.ts):
+ * the same queue, retries, logging and TerminalError; only its sources differ. Returns its stop.
  */
-export function controllerQueue(
-  server: ServerContext,
-  what: string,
-  reconcile: (key: string) => Promise<RequeueResult | undefined>,
-  opts: Omit<QueueOptions, "onError"> = {},
-): WorkQueue {
-  return new WorkQueue(reconcile, {
-    baseDelayMs: 50,
-    ...opts,
-    onError: (key, err) => {
-      server.log.error(err, `${what} failed`, { key });
-      return true;
+export function runStoreController(server: ServerContext, c: StoreController): () => void {
+  const followers: Following[] = [];
+  const running = runController(
+    {
+      name: c.name,
+      ...(c.workers ? { workers: c.workers } : {}),
+      baseDelayMs: c.baseDelayMs ?? 50,
+      reconcile: c.reconcile,
+      start: (enqueue) => {
+        for (const s of c.sources)
+          followers.push(
+            followKeys(server, s.prefix, c.name, (key, value) => {
+              for (const k of s.keys(key, value)) enqueue(k);
+            }),
+          );
+      },
+      stop: () => {
+        for (const f of followers) f.stop();
+      },
     },
-  });
+    { log: server.log },
+  );
+  return () => running.stop();
 }
 
 /**

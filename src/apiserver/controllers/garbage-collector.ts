@@ -10,7 +10,8 @@
  */
 import { type OwnerReference, parseApiVersion, type StoredObject } from "../../api/meta.ts";
 import { isConflict, isNotFound } from "../../machinery/errors.ts";
-import { WorkQueue } from "../../runtime/queue.ts";
+import { runController } from "../../runtime/controller.ts";
+import type { KeyKind } from "../../runtime/keys.ts";
 import type { KeyValue, WatchEvent } from "../../storage/store.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
@@ -109,11 +110,11 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     const solid = states.includes("solid") || states.includes("unknown");
     const waiting = states.includes("waiting");
     if (dangling.length === 0 && !(waiting && !solid)) return;
-    const name = obj.metadata.name!;
+    const name = obj.metadata.name;
     if (!solid && !waiting) {
       await deleteObject(server, ctx, rt, obj.metadata.namespace, name, {
         propagationPolicy: "Background",
-        preconditions: { uid: obj.metadata.uid! },
+        preconditions: { uid: obj.metadata.uid },
       }).catch(ignoreGone);
       return;
     }
@@ -125,7 +126,7 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     // Every remaining owner is being deleted in the foreground: this dependent goes first, the same way.
     await deleteObject(server, ctx, rt, obj.metadata.namespace, name, {
       propagationPolicy: "Foreground",
-      preconditions: { uid: obj.metadata.uid! },
+      preconditions: { uid: obj.metadata.uid },
     }).catch(ignoreGone);
   }
 
@@ -137,7 +138,7 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     const { rt, obj } = decoded;
     const finalizers = obj.metadata.finalizers ?? [];
     if (!obj.metadata.deletionTimestamp) return undefined;
-    const uid = obj.metadata.uid!;
+    const uid = obj.metadata.uid;
     const deps = [...(byOwner.get(uid) ?? [])];
     if (finalizers.includes(ORPHAN_FINALIZER)) {
       for (const depKey of deps) {
@@ -160,7 +161,7 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
         const ref = (d.obj.metadata.ownerReferences ?? []).find((o) => o.uid === uid);
         if (!ref) continue;
         if (ref.blockOwnerDeletion) blocking++;
-        if (!d.obj.metadata.deletionTimestamp) queue.add(`dep:${depKey}`);
+        if (!d.obj.metadata.deletionTimestamp) queue.add("dependent", depKey);
       }
       if (blocking > 0) return { requeueAfterMs: 1000 };
       await removeFinalizer(rt, obj, FOREGROUND_FINALIZER);
@@ -172,24 +173,12 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     await writer.removeFinalizer(rt, obj, finalizer).catch(ignoreGone);
   }
 
-  const queue = new WorkQueue(
-    async (item) => {
-      const key = item.slice(item.indexOf(":") + 1);
-      if (item.startsWith("dep:")) {
-        await attemptToDelete(key);
-        return undefined;
-      }
-      return processDeletingOwner(key);
-    },
-    {
-      workers: 2,
-      baseDelayMs: 50,
-      onError: (key, err) => {
-        server.log.error(err, "garbage collection failed", { key });
-        return true;
-      },
-    },
-  );
+  // Until the runner starts, keys wait here (the initial sync below fills it).
+  const pending: string[] = [];
+  let enqueue = (key: string): void => void pending.push(key);
+  const queue = {
+    add: (check: GcKey["check"], key: string) => enqueue(gcKeys.encode({ check, key })),
+  };
 
   /** Cheap checks on raw values: most objects have no owners and are not being deleted by policy. */
   const mayOwnOrDepend = (value: string): boolean => value.includes('"ownerReferences"');
@@ -207,10 +196,10 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
       // every write (a status update leaves them as they were).
       if (!before || !sameOwners(before, owners)) {
         index(key, { metadata: meta } as StoredObject);
-        if (owners.length > 0) queue.add(`dep:${key}`);
+        if (owners.length > 0) queue.add("dependent", key);
       }
     }
-    if (deletingWithPolicy(value)) queue.add(`owner:${key}`);
+    if (deletingWithPolicy(value)) queue.add("owner", key);
   }
 
   function onEvent(e: WatchEvent): void {
@@ -221,12 +210,12 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
       if (prev) {
         const meta = (JSON.parse(prev.value) as StoredObject).metadata ?? {};
         if (meta.uid) {
-          for (const dep of byOwner.get(meta.uid) ?? []) queue.add(`dep:${dep}`);
+          for (const dep of byOwner.get(meta.uid) ?? []) queue.add("dependent", dep);
         }
         // A deleted dependent may unblock its foreground-deleting owners.
         for (const o of meta.ownerReferences ?? []) {
           const target = ownerKey(o, meta.namespace);
-          if (target) queue.add(`owner:${target.key}`);
+          if (target) queue.add("owner", target.key);
         }
       }
       return;
@@ -240,17 +229,47 @@ export async function startGarbageCollector(server: ServerContext): Promise<() =
     const page = await server.store.list(storagePrefix(rt), { revision });
     for (const kv of page.kvs) onEvent({ type: "put", kv });
   }
-  const watch = server.store.watch("/registry/", revision, {
-    onEvents: (events) => {
-      for (const e of events) onEvent(e);
+  let watch: { close(): void } | undefined;
+  const running = runController(
+    {
+      name: "garbage-collector",
+      workers: 2,
+      baseDelayMs: 50,
+      reconcile: async (_ctx, item) => {
+        const { check, key } = gcKeys.parse(item);
+        if (check === "owner") return processDeletingOwner(key);
+        await attemptToDelete(key);
+        return undefined;
+      },
+      start: (add) => {
+        enqueue = add;
+        for (const k of pending.splice(0)) add(k);
+        watch = server.store.watch("/registry/", revision, {
+          onEvents: (events) => {
+            for (const e of events) onEvent(e);
+          },
+          onError: (err) => server.log.error(err, "garbage collector watch ended"),
+        });
+      },
+      stop: () => watch?.close(),
     },
-    onError: (err) => server.log.error(err, "garbage collector watch ended"),
-  });
-  return () => {
-    watch.close();
-    queue.stop();
-  };
+    { log: server.log },
+  );
+  return () => running.stop();
 }
+
+/** What the collector checks for a storage key: a dependent whose owners may be gone, or an owner deleting by policy. */
+interface GcKey {
+  check: "dependent" | "owner";
+  key: string;
+}
+const gcKeys: KeyKind<GcKey> = {
+  encode: ({ check, key }) => `${check}:${key}`,
+  parse: (item) => {
+    const colon = item.indexOf(":");
+    return { check: item.slice(0, colon) === "owner" ? "owner" : "dependent", key: item.slice(colon + 1) };
+  },
+};
 
 function sameOwners(a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean {
   return (

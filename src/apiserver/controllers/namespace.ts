@@ -4,46 +4,31 @@
  * drops the `kubernetes` finalizer and disappears.
  */
 import { isObject, rfc3339, type StoredObject } from "../../api/meta.ts";
+import { type Condition, type ConditionUpdate, setCondition } from "../../machinery/conditions.ts";
 import { isNotFound } from "../../machinery/errors.ts";
+import type { ReconcileContext, ReconcileResult } from "../../runtime/controller.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storagePrefix } from "../resource-type.ts";
 import { deleteObject } from "../verbs/delete.ts";
 import { getObject } from "../verbs/read.ts";
-import { controllerQueue, followKeys } from "./follow.ts";
+import { runStoreController } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export const NAMESPACE_FINALIZER = "kubernetes";
-
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime?: string;
-}
 
 export function startNamespaceController(server: ServerContext): () => void {
   const nsType = server.registry.get("", "v1", "namespaces")!;
   const ctx = requestContext();
   const writer = systemWriter(server, "namespace-controller");
 
-  async function setConditions(ns: StoredObject, conditions: Condition[]): Promise<void> {
+  async function setConditions(ns: StoredObject, conditions: ConditionUpdate[]): Promise<void> {
     const status = isObject(ns.status) ? ns.status : {};
-    const existing = (status.conditions as Condition[] | undefined) ?? [];
+    const merged = [...((status.conditions as Condition[] | undefined) ?? [])];
     const now = rfc3339(server.clock.now());
-    const merged = conditions.map((c) => {
-      const old = existing.find((e) => e.type === c.type);
-      return {
-        ...c,
-        lastTransitionTime: old && old.status === c.status ? (old.lastTransitionTime ?? now) : now,
-      };
-    });
-    if (
-      JSON.stringify(merged.map(({ lastTransitionTime: _, ...c }) => c)) ===
-      JSON.stringify(existing.map(({ lastTransitionTime: _, ...c }) => c))
-    )
-      return;
+    let changed = false;
+    for (const c of conditions) changed = setCondition(merged, c, now) || changed;
+    if (!changed) return;
     await writer.change(
       nsType,
       ns,
@@ -52,7 +37,7 @@ export function startNamespaceController(server: ServerContext): () => void {
     );
   }
 
-  const reconcile = async (name: string): Promise<{ requeueAfterMs: number } | undefined> => {
+  const reconcile = async (_ctx: ReconcileContext, name: string): Promise<ReconcileResult> => {
     let ns: StoredObject;
     try {
       ns = await getObject(server, nsType, undefined, name);
@@ -79,7 +64,7 @@ export function startNamespaceController(server: ServerContext): () => void {
           finalizersLeft.set(f, (finalizersLeft.get(f) ?? 0) + 1);
         if (obj.metadata.deletionTimestamp) continue;
         try {
-          await deleteObject(server, ctx, rt, name, obj.metadata.name!, { propagationPolicy: "Background" });
+          await deleteObject(server, ctx, rt, name, obj.metadata.name, { propagationPolicy: "Background" });
         } catch (err) {
           if (!isNotFound(err)) throw err;
         }
@@ -154,12 +139,15 @@ export function startNamespaceController(server: ServerContext): () => void {
     return undefined;
   };
 
-  const queue = controllerQueue(server, "namespace cleanup", reconcile, { workers: 2 });
-  const following = followKeys(server, storagePrefix(nsType), "namespace", (name, value) => {
-    if (value?.includes('"deletionTimestamp"')) queue.add(name);
+  return runStoreController(server, {
+    name: "namespace",
+    workers: 2,
+    sources: [
+      {
+        prefix: storagePrefix(nsType),
+        keys: (name, value) => (value?.includes('"deletionTimestamp"') ? [name] : []),
+      },
+    ],
+    reconcile,
   });
-  return () => {
-    following.stop();
-    queue.stop();
-  };
 }

@@ -10,11 +10,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { isObject, type StoredObject } from "../../api/meta.ts";
+import { type ReconcileContext, type ReconcileResult, requeueAfter } from "../../runtime/controller.ts";
 import { issueLegacyToken } from "../authn/service-account.ts";
 import type { ServerContext } from "../context.ts";
 import { decodeStored } from "../objects.ts";
 import { storageKey, storagePrefix } from "../resource-type.ts";
-import { controllerQueue, followKeys, unlessGoneOrChanged } from "./follow.ts";
+import { runStoreController, unlessGoneOrChanged } from "./follow.ts";
 import { systemWriter } from "./writer.ts";
 
 export const SA_TOKEN_TYPE = "kubernetes.io/service-account-token";
@@ -32,7 +33,7 @@ export function startServiceAccountTokenController(
   const writer = systemWriter(server, "serviceaccount-token-controller");
   const prefix = storagePrefix(secrets);
 
-  const reconcile = async (key: string): Promise<{ requeueAfterMs: number } | undefined> => {
+  const reconcile = async (_ctx: ReconcileContext, key: string): Promise<ReconcileResult> => {
     const { kv } = await server.store.get(`${prefix}${key}`);
     if (!kv) return undefined;
     const secret = decodeStored(secrets, kv);
@@ -41,12 +42,12 @@ export function startServiceAccountTokenController(
     if (secret.type !== SA_TOKEN_TYPE || !account || data.token) return undefined;
     const sa = await server.store.get(storageKey(accounts, secret.metadata.namespace, account));
     // The account may be created right after its secret: try again shortly.
-    if (!sa.kv) return { requeueAfterMs: 500 };
-    const uid = decodeStored(accounts, sa.kv).metadata.uid!;
+    if (!sa.kv) return requeueAfter(500);
+    const uid = decodeStored(accounts, sa.kv).metadata.uid;
     const signer = server.serviceAccountTokens?.signer;
     const namespace = secret.metadata.namespace ?? "";
     const token = signer
-      ? issueLegacyToken(signer, { namespace, name: secret.metadata.name! }, { name: account, uid })
+      ? issueLegacyToken(signer, { namespace, name: secret.metadata.name }, { name: account, uid })
       : randomBytes(32).toString("base64url");
     await writer
       .change(secrets, secret, (cur: StoredObject) => ({
@@ -63,12 +64,9 @@ export function startServiceAccountTokenController(
     return undefined;
   };
 
-  const queue = controllerQueue(server, "service account token", reconcile);
-  const following = followKeys(server, prefix, "serviceaccount-token", (key, value) => {
-    if (value?.includes(SA_TOKEN_TYPE)) queue.add(key);
+  return runStoreController(server, {
+    name: "serviceaccount-token",
+    sources: [{ prefix, keys: (key, value) => (value?.includes(SA_TOKEN_TYPE) ? [key] : []) }],
+    reconcile,
   });
-  return () => {
-    following.stop();
-    queue.stop();
-  };
 }

@@ -33,7 +33,7 @@ export function systemWriter(server: ServerContext, manager: string): SystemWrit
       rt,
       {
         namespace: obj.metadata.namespace,
-        name: obj.metadata.name!,
+        name: obj.metadata.name,
         subresource,
         preconditionFromObject: false,
         next,
