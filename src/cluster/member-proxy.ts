@@ -14,8 +14,8 @@ import { AUTHENTICATED, UNAUTHENTICATED } from "../apiserver/authn/authenticator
 import type { UserInfo } from "../apiserver/context.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import { HttpClient } from "../client/http.ts";
-import { unb64 } from "../controllers/members.ts";
 import { type ApiError, errorMessage, internalError, serviceUnavailable } from "../machinery/errors.ts";
+import { unb64 } from "./connections.ts";
 
 /** Headers that belong to one hop, or that the proxy sets itself. */
 const HOP_HEADERS = new Set([

@@ -101,7 +101,7 @@ async function serviceAccountToken(
 /** The member's identity: the UID of its kube-system namespace, as upstream's ObtainClusterID. */
 export async function clusterID(member: MemberAccess): Promise<string> {
   try {
-    return (await member.client.get(RESOURCES.namespaces, undefined, "kube-system")).metadata.uid!;
+    return (await member.client.get(RESOURCES.namespaces, undefined, "kube-system")).metadata.uid;
   } catch (err) {
     throw new Error(
       `cannot read the kube-system namespace of the cluster (${member.server}): ${(err as Error).message}`,
@@ -210,12 +210,12 @@ export async function registerCluster(
     apiVersion: "cluster.karmada.io/v1alpha1",
     kind: "Cluster",
     name: opts.name,
-    uid: cluster.metadata.uid!,
+    uid: cluster.metadata.uid,
     controller: true,
     blockOwnerDeletion: true,
   };
   for (const secret of secrets) {
-    await karmada.patch(RESOURCES.secrets, ns, secret.metadata.name!, "merge", {
+    await karmada.patch(RESOURCES.secrets, ns, secret.metadata.name, "merge", {
       metadata: { ownerReferences: [owner] },
     });
   }

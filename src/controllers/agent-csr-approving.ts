@@ -11,9 +11,8 @@ import { csrCertificate, csrConditions, csrUsages, KUBE_APISERVER_CLIENT_SIGNER 
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { AGENT_USER_PREFIX, AGENTS_GROUP } from "../karmada/rbac.ts";
-import { TerminalError } from "../machinery/errors.ts";
 import { parseCertificateRequest } from "../pki/x509.ts";
-import type { Controller } from "../runtime/controller.ts";
+import { type Controller, done, TerminalError } from "../runtime/controller.ts";
 import type { ControllerContext } from "./context.ts";
 
 const USAGE_SETS = [
@@ -84,11 +83,11 @@ export function agentCsrApprovingController(ctx: ControllerContext): Controller 
   return {
     name: "agentcsrapproving",
     for: csrs,
-    async reconcile(_rc, key) {
+    async reconcile(rc, key) {
       const csr = csrs.getByKey(key);
-      if (!csr || csr.metadata.deletionTimestamp || !pending(csr)) return undefined;
+      if (!csr || csr.metadata.deletionTimestamp || !pending(csr)) return done;
       const spec = specOf(csr);
-      if (spec.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return undefined;
+      if (spec.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return done;
       let request: Awaited<ReturnType<typeof parseCertificateRequest>>;
       try {
         request = await parseCertificateRequest(
@@ -98,7 +97,7 @@ export function agentCsrApprovingController(ctx: ControllerContext): Controller 
         throw new TerminalError(`unable to parse csr "${key}": ${(err as Error).message}`);
       }
       const usages = csrUsages(csr);
-      if (!isAgentRequest(request, usages)) return undefined;
+      if (!isAgentRequest(request, usages)) return done;
       let message: string | undefined;
       if (spec.username === request.commonName && (await allowed(csr, "selfclusteragent"))) {
         message = "Auto approving self karmada agent certificate after SubjectAccessReview.";
@@ -106,15 +105,16 @@ export function agentCsrApprovingController(ctx: ControllerContext): Controller 
         message = "Auto approving karmada agent certificate after SubjectAccessReview.";
       }
       if (!message) {
-        ctx.log.info("recognized CSR but SAR was not approved", { csr: key });
-        return undefined;
+        rc.log.info("recognized CSR but SAR was not approved");
+        return done;
       }
       const status = isObject(csr.status) ? csr.status : {};
       const conditions = Array.isArray(status.conditions) ? status.conditions : [];
+      // Not through `commit`: approval is a subresource of its own, which `/status` cannot set.
       await ctx.client.patch(
         RESOURCES.certificatesigningrequests,
         undefined,
-        key,
+        csr.metadata.name,
         "merge",
         {
           status: {
@@ -126,7 +126,7 @@ export function agentCsrApprovingController(ctx: ControllerContext): Controller 
         },
         { subresource: "approval" },
       );
-      return undefined;
+      return done;
     },
   };
 }

@@ -25,6 +25,7 @@
  * is recorded as an event at once, as our taint manager does.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
+import { type Binding, bindingResource } from "../karmada/bindings.ts";
 import {
   evictCluster,
   preservedState,
@@ -34,8 +35,16 @@ import {
 import { KARMADA } from "../karmada/resources.ts";
 import { templateRef } from "../karmada/template-ref.ts";
 import type { AggregatedStatusItem, BindingSpec, GracefulEvictionTask } from "../karmada/types.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import {
+  type Controller,
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+  requeueAfter,
+  TerminalError,
+} from "../runtime/controller.ts";
 import type { FeatureGates } from "../runtime/features.ts";
+import { parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 import { writeEviction } from "./eviction.ts";
 
@@ -119,8 +128,9 @@ export function applicationEvictionTask(
   );
   switch (purgeModeOf(behavior.purgeMode)) {
     case "Gracefully":
+      // The gates are fixed while we run: only a change of the binding's purge mode can help.
       if (!features.enabled("GracefulEviction")) {
-        throw new Error(
+        throw new TerminalError(
           `GracefulEviction featureGate must be enabled when purgeMode is ${behavior.purgeMode}`,
         );
       }
@@ -133,9 +143,8 @@ export function applicationEvictionTask(
   return task;
 }
 
-type Binding = StoredObject & {
-  spec: BindingSpec & { failover?: { application?: ApplicationFailoverBehavior } };
-};
+/** A binding whose spec carries the application failover behaviour it was given. */
+type FailoverBinding = Binding & { spec: { failover?: { application?: ApplicationFailoverBehavior } } };
 
 const applicationOf = (obj: StoredObject | undefined): ApplicationFailoverBehavior | undefined => {
   const spec = isObject(obj?.spec) ? obj.spec : undefined;
@@ -150,15 +159,14 @@ const aggregatedOf = (b: StoredObject): AggregatedStatusItem[] => {
 
 export function applicationFailoverController(ctx: ControllerContext, clusterScoped: boolean): Controller {
   const component = clusterScoped ? CRB_APPLICATION_FAILOVER_CONTROLLER : RB_APPLICATION_FAILOVER_CONTROLLER;
-  const ref = clusterScoped ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+  const ref = bindingResource(clusterScoped);
   const bindings = ctx.informers.informer(ref);
   const events = ctx.recorder(component);
-  const log = ctx.log.child({ controller: component });
   /** Per binding key: when each cluster's copy was first seen unhealthy. */
   const unhealthySince = new Map<string, Map<string, number>>();
 
   /** Upstream's bindingFilter. */
-  async function handled(binding: Binding): Promise<boolean> {
+  async function handled(binding: FailoverBinding): Promise<boolean> {
     if (!applicationOf(binding) || aggregatedOf(binding).length === 0) return false;
     const { apiVersion, kind } = binding.spec.resource;
     if (!(await ctx.interpreter.hookEnabled("InterpretHealth", apiVersion, kind))) return false;
@@ -166,13 +174,17 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
   }
 
   /** The eviction could not even be prepared (status not collected, a JSONPath, a gate): say why. */
-  function cannotEvict(binding: Binding, cluster: string, err: Error): void {
+  function cannotEvict(binding: FailoverBinding, cluster: string, err: Error): void {
     const message = `Evict from cluster ${cluster} failed: ${err.message}`;
     events.event(binding, "Warning", "EvictWorkloadFromClusterFailed", message);
     events.event(templateRef(binding), "Warning", "EvictWorkloadFromClusterFailed", message);
   }
 
-  async function evict(binding: Binding, clusters: readonly string[]): Promise<void> {
+  async function evict(
+    rc: ReconcileContext,
+    binding: FailoverBinding,
+    clusters: readonly string[],
+  ): Promise<void> {
     const behavior = applicationOf(binding)!;
     const items = aggregatedOf(binding);
     const before = (binding.spec.clusters ?? []).map((c) => c.name);
@@ -189,18 +201,15 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
       if (next) spec = { ...spec, ...next };
     }
     await writeEviction(ctx, events, ref, binding, spec, clusters);
-    log.info("evicted the workload from clusters where it is unhealthy", {
-      binding: binding.metadata.name,
-      clusters,
-    });
+    rc.log.info("evicted the workload from clusters where it is unhealthy", { clusters });
   }
 
-  async function reconcile(key: string): Promise<ReconcileResult> {
-    const [ns, name] = key.includes("/") ? (key.split("/") as [string, string]) : [undefined, key];
-    const binding = bindings.get(ns, name) as Binding | undefined;
+  async function reconcile(rc: ReconcileContext, key: string): Promise<ReconcileResult> {
+    const { namespace: ns, name } = parseObjectKey(key);
+    const binding = bindings.get(ns, name) as FailoverBinding | undefined;
     if (!binding || binding.metadata.deletionTimestamp || !(await handled(binding))) {
       unhealthySince.delete(key);
-      return undefined;
+      return done;
     }
     const behavior = applicationOf(binding)!;
     const tolerance = (behavior.decisionConditions?.tolerationSeconds ?? DEFAULT_TOLERATION_SECONDS) * 1000;
@@ -211,14 +220,14 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
       binding.spec.gracefulEvictionTasks ?? [],
     );
     const decision = detectFailure(unhealthy, tolerance, since, ctx.now());
-    if (decision.evict.length > 0) await evict(binding, decision.evict);
+    if (decision.evict.length > 0) await evict(rc, binding, decision.evict);
     // Forget clusters that are no longer targets (the evicted ones too) or are no longer unhealthy.
     const targets = new Set((binding.spec.clusters ?? []).map((c) => c.name));
     for (const cluster of [...since.keys()]) {
       if (!targets.has(cluster) || decision.evict.includes(cluster) || others.includes(cluster))
         since.delete(cluster);
     }
-    return decision.recheckAfterMs !== undefined ? { requeueAfterMs: decision.recheckAfterMs } : undefined;
+    return decision.recheckAfterMs !== undefined ? requeueAfter(decision.recheckAfterMs) : done;
   }
 
   return {
@@ -226,6 +235,6 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
     for: bindings,
     // Upstream's predicate: the binding has (or had) an application failover behaviour.
     updateFilter: (old, obj) => applicationOf(old) !== undefined || applicationOf(obj) !== undefined,
-    reconcile: (_rctx, key) => reconcile(key),
+    reconcile,
   };
 }

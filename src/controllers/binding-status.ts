@@ -6,30 +6,30 @@
  */
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import type { Interpreter } from "../interpreter/index.ts";
+import { type Binding, bindingKeyOfWork, bindingResource } from "../karmada/bindings.ts";
 import { clusterOfExecutionSpace, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { AggregatedStatusItem, BindingSpec } from "../karmada/types.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
 import {
-  bindingKeyOfWork,
-  expectedClusters,
-  resourceTemplate,
-  WORKS_BY_BINDING,
-  worksInformer,
-} from "./binding.ts";
-import { type Condition, setCondition } from "./cluster-status.ts";
+  type Condition,
+  type ConditionUpdate,
+  findCondition,
+  setCondition,
+} from "../machinery/conditions.ts";
+import { deepEqual } from "../machinery/equality.ts";
+import { commit } from "../runtime/commit.ts";
+import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
+import { parseObjectKey } from "../runtime/keys.ts";
+import { expectedClusters, resourceTemplate, WORKS_BY_BINDING, worksInformer } from "./binding.ts";
 import type { ControllerContext } from "./context.ts";
 import { manifestsOf } from "./execution.ts";
 import { identifierOf, STATUS_COALESCE_MS } from "./work-status.ts";
-
-type Binding = StoredObject & { spec: BindingSpec };
 
 /** Identifiers name the same manifest (the plural `resource` is the member's to fill in). */
 function sameManifest(a: unknown, b: Record<string, unknown>): boolean {
   if (!isObject(a)) return false;
   const { resource: _r, ...rest } = a;
-  return jsonEqual(rest, b);
+  return deepEqual(rest, b);
 }
 
 /** One aggregatedStatus item per Work, as upstream assembles them. */
@@ -42,7 +42,7 @@ export function aggregatedItems(binding: Binding, works: readonly StoredObject[]
     if (!clusterName) continue;
     const status = isObject(w.status) ? w.status : {};
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
-    const applied = conditions.find((c) => c.type === "Applied");
+    const applied = findCondition(conditions, "Applied");
     if (applied?.status !== "True") {
       items.push({
         clusterName,
@@ -71,10 +71,7 @@ export function aggregatedItems(binding: Binding, works: readonly StoredObject[]
   return items.sort((a, b) => (a.clusterName < b.clusterName ? -1 : a.clusterName > b.clusterName ? 1 : 0));
 }
 
-export function fullyApplied(
-  binding: Binding,
-  items: readonly AggregatedStatusItem[],
-): Omit<Condition, "lastTransitionTime"> {
+export function fullyApplied(binding: Binding, items: readonly AggregatedStatusItem[]): ConditionUpdate {
   const expected = expectedClusters(binding.spec);
   const ok =
     expected.size > 0 &&
@@ -101,7 +98,7 @@ export function bindingStatusController(
   clusterScoped: boolean,
 ): Controller {
   const events = ctx.recorder(clusterScoped ? "crb-status-controller" : "rb-status-controller");
-  const bindingRef = clusterScoped ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+  const bindingRef = bindingResource(clusterScoped);
   const idLabel = clusterScoped ? LABEL.crbPermanentId : LABEL.rbPermanentId;
   const bindings = ctx.informers.informer(bindingRef);
   const works = worksInformer(ctx);
@@ -112,7 +109,7 @@ export function bindingStatusController(
     if (!template || (template.metadata.uid !== r.uid && r.uid)) return;
     const ref = await ctx.client.resourceFor(r.apiVersion, r.kind);
     const aggregated = await interpreter.aggregateStatus(template, items);
-    if (!aggregated || jsonEqual(aggregated.status ?? {}, template.status ?? {})) return;
+    if (!aggregated || deepEqual(aggregated.status ?? {}, template.status ?? {})) return;
     await ctx.client.updateStatus(ref, { ...template, status: aggregated.status });
     events.event(
       template,
@@ -123,22 +120,24 @@ export function bindingStatusController(
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {
-    const [ns, name] = key.includes("/") ? (key.split("/") as [string, string]) : [undefined, key];
+    const { namespace: ns, name } = parseObjectKey(key);
     const binding = bindings.get(ns, name) as Binding | undefined;
-    if (!binding || binding.metadata.deletionTimestamp) return undefined;
+    if (!binding || binding.metadata.deletionTimestamp) return done;
     const id = binding.metadata.labels?.[idLabel];
     const own = id ? works.byIndex(WORKS_BY_BINDING, id) : [];
     const items = aggregatedItems(binding, own);
-    const status = isObject(binding.status) ? binding.status : {};
-    const conditions = setCondition(
-      (Array.isArray(status.conditions) ? status.conditions : []) as Condition[],
-      fullyApplied(binding, items),
-      rfc3339(ctx.now()),
-    );
-    const next = { ...status, aggregatedStatus: items, conditions };
-    if (items.length === 0) delete (next as Record<string, unknown>).aggregatedStatus;
-    if (!jsonEqual(next, status)) {
-      await ctx.client.updateStatus(bindingRef, { ...binding, status: next });
+    const next = structuredClone(binding);
+    const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
+    setCondition(conditions, fullyApplied(binding, items), rfc3339(ctx.now()));
+    status.conditions = conditions;
+    if (items.length > 0) status.aggregatedStatus = items;
+    else delete status.aggregatedStatus;
+    next.status = status;
+    const written = await commit(ctx.client, bindingRef, binding, next);
+    if (!written) return done;
+    // `commit` hands back the cached binding itself when there was nothing to write.
+    if (written !== binding) {
       events.event(
         binding,
         "Normal",
@@ -147,7 +146,7 @@ export function bindingStatusController(
       );
     }
     if (items.length > 0) await aggregateTemplate(binding, items);
-    return undefined;
+    return done;
   }
 
   return {
@@ -160,7 +159,7 @@ export function bindingStatusController(
       {
         informer: works,
         updateFilter: (old, obj) =>
-          !jsonEqual(old.status, obj.status) ||
+          !deepEqual(old.status, obj.status) ||
           old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp,
         map: (w) => bindingKeyOfWork(w, clusterScoped),
         // Works of one binding report in bursts (every member at once): one status write per burst.

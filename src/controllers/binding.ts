@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { KubeObject, StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import type { Interpreter } from "../interpreter/index.ts";
+import { type Binding, bindingIdOf, bindingKeyOfWork, bindingResource } from "../karmada/bindings.ts";
 import { labelsToInject, purgesDirectly } from "../karmada/failover.ts";
 import {
   ANNOTATION,
@@ -21,11 +22,13 @@ import {
 } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { BindingSpec, ClusterObject, OverrideSpec } from "../karmada/types.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isNotFound } from "../machinery/errors.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
 import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
+import { type Controller, done, type ReconcileResult, requeueAfter } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
+import { objectKey, objectKeys, parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 import { createOrUpdateWork, workManifest } from "./work.ts";
 
@@ -33,26 +36,10 @@ export const BINDING_CONTROLLER = "binding-controller";
 export const CLUSTER_BINDING_CONTROLLER = "cluster-resource-binding-controller";
 export const WORKS_BY_BINDING = "binding";
 
-type Binding = StoredObject & { spec: BindingSpec };
 type OverridePolicy = { metadata: { name: string; namespace?: string }; spec: OverrideSpec };
 
-/** The permanent id of the binding a Work (or member object) belongs to. */
 /** How often a binding waiting for a directly purged copy to go looks again (upstream: 5 s). */
 const DIRECT_PURGE_RECHECK_MS = 500;
-
-export function bindingIdOf(obj: StoredObject): string | undefined {
-  return obj.metadata.labels?.[LABEL.rbPermanentId] ?? obj.metadata.labels?.[LABEL.crbPermanentId];
-}
-
-/** The key of the binding (RB `namespace/name`, or CRB `name`) a Work was made for, from its annotations. */
-export function bindingKeyOfWork(w: StoredObject, clusterScoped: boolean): string[] {
-  const a = w.metadata.annotations ?? {};
-  const crb = a[ANNOTATION.crbName];
-  if (clusterScoped) return crb ? [crb] : [];
-  const ns = a[ANNOTATION.rbNamespace];
-  const name = a[ANNOTATION.rbName];
-  return ns && name ? [`${ns}/${name}`] : [];
-}
 
 /** Works indexed by the permanent id of their binding. */
 export function worksInformer(ctx: ControllerContext): Informer {
@@ -118,7 +105,7 @@ export function bindingController(
 ): Controller {
   const name = clusterScoped ? CLUSTER_BINDING_CONTROLLER : BINDING_CONTROLLER;
   const events = ctx.recorder(name);
-  const bindingRef = clusterScoped ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+  const bindingRef = bindingResource(clusterScoped);
   const finalizer = clusterScoped ? FINALIZER.clusterBinding : FINALIZER.binding;
   const idLabel = clusterScoped ? LABEL.crbPermanentId : LABEL.rbPermanentId;
   const bindings = ctx.informers.informer(bindingRef);
@@ -130,21 +117,10 @@ export function bindingController(
   async function deleteWork(work: StoredObject): Promise<void> {
     if (work.metadata.deletionTimestamp) return;
     try {
-      await ctx.client.delete(KARMADA.works, work.metadata.namespace, work.metadata.name!);
+      await ctx.client.delete(KARMADA.works, work.metadata.namespace, work.metadata.name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-  }
-
-  async function removeFinalizer(binding: Binding): Promise<void> {
-    await ctx.client.patch(bindingRef, binding.metadata.namespace, binding.metadata.name!, "json", [
-      { op: "test", path: "/metadata/resourceVersion", value: binding.metadata.resourceVersion },
-      {
-        op: "replace",
-        path: "/metadata/finalizers",
-        value: (binding.metadata.finalizers ?? []).filter((f) => f !== finalizer),
-      },
-    ]);
   }
 
   /** The manifest of `template` for one cluster, and the Work annotations that record how it was made. */
@@ -165,7 +141,7 @@ export function bindingController(
     const clusterObj = (clusters.get(undefined, cluster) as ClusterObject | undefined) ?? {
       apiVersion: "cluster.karmada.io/v1alpha1",
       kind: "Cluster",
-      metadata: { name: cluster },
+      metadata: { name: cluster, uid: "" },
     };
     const namespace = tmpl.metadata.namespace;
     const overridden = applyOverrides(obj, clusterObj, {
@@ -185,10 +161,10 @@ export function bindingController(
     const bindingId = binding.metadata.labels?.[idLabel] ?? "";
     const generation = tmpl.metadata.generation ?? 0;
     const bindingAnnotations: Record<string, string> = clusterScoped
-      ? { [ANNOTATION.crbName]: binding.metadata.name! }
+      ? { [ANNOTATION.crbName]: binding.metadata.name }
       : {
           [ANNOTATION.rbNamespace]: binding.metadata.namespace!,
-          [ANNOTATION.rbName]: binding.metadata.name!,
+          [ANNOTATION.rbName]: binding.metadata.name,
         };
     // Stateful failover's preserved state comes after the overrides, so it wins.
     meta.labels = { ...meta.labels, ...injected, [idLabel]: bindingId, [LABEL.managed]: "true" };
@@ -196,8 +172,8 @@ export function bindingController(
       ...meta.annotations,
       ...(generation > 0 ? { [ANNOTATION.templateGeneration]: String(generation) } : {}),
       ...bindingAnnotations,
-      [ANNOTATION.templateUid]: tmpl.metadata.uid!,
-      [ANNOTATION.workName]: workName(tmpl.kind, tmpl.metadata.name!, namespace),
+      [ANNOTATION.templateUid]: tmpl.metadata.uid,
+      [ANNOTATION.workName]: workName(tmpl.kind, tmpl.metadata.name, namespace),
       [ANNOTATION.workNamespace]: executionSpace(cluster),
       [ANNOTATION.conflictResolution]: resolution,
     };
@@ -216,7 +192,7 @@ export function bindingController(
   ) {
     const spec = binding.spec;
     const ns = executionSpace(cluster);
-    const wname = workName(tmpl.kind, tmpl.metadata.name!, tmpl.metadata.namespace);
+    const wname = workName(tmpl.kind, tmpl.metadata.name, tmpl.metadata.namespace);
     const existing = works.get(ns, wname);
     const workId = existing?.metadata.labels?.[LABEL.workPermanentId] ?? randomUUID();
     const resolution = conflictResolution(tmpl, spec);
@@ -249,18 +225,20 @@ export function bindingController(
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {
-    const [ns, bname] = key.includes("/") ? (key.split("/") as [string, string]) : [undefined, key];
+    const { namespace: ns, name: bname } = parseObjectKey(key);
     const binding = bindings.get(ns, bname) as Binding | undefined;
-    if (!binding) return undefined;
+    if (!binding) return done;
     const id = binding.metadata.labels?.[idLabel];
     const own = id ? works.byIndex(WORKS_BY_BINDING, id) : [];
 
     if (binding.metadata.deletionTimestamp) {
-      if (!binding.metadata.finalizers?.includes(finalizer)) return undefined;
+      if (!hasFinalizer(binding, finalizer)) return done;
       for (const w of own) await deleteWork(w);
-      if (own.length > 0) return { requeueAfterMs: 1_000 };
-      await removeFinalizer(binding);
-      return undefined;
+      if (own.length > 0) return requeueAfter(1_000);
+      const next = structuredClone(binding);
+      removeFinalizer(next, finalizer);
+      await commit(ctx.client, bindingRef, binding, next);
+      return done;
     }
 
     const expected = expectedClusters(binding.spec);
@@ -276,9 +254,9 @@ export function bindingController(
     }
     // As upstream: a copy purged directly is gone before the new copies are written (a
     // stateful workload never runs twice).
-    if (awaitingPurge) return { requeueAfterMs: DIRECT_PURGE_RECHECK_MS };
+    if (awaitingPurge) return requeueAfter(DIRECT_PURGE_RECHECK_MS);
     const tmpl = await resourceTemplate(ctx, binding.spec.resource);
-    if (!tmpl) return undefined;
+    if (!tmpl) return done;
 
     const targets = new Map<string, number | undefined>();
     for (const c of binding.spec.clusters ?? []) targets.set(c.name, c.replicas);
@@ -313,14 +291,12 @@ export function bindingController(
       events.event(binding, "Normal", "SyncWorkSucceed", `Sync work of ${what} successful.`);
       events.event(tmpl, "Normal", "SyncWorkSucceed", `Sync work of ${what} successful.`);
     }
-    return undefined;
+    return done;
   }
 
   /** An override policy change concerns the bindings it may apply to. */
   const byOverridePolicy = (clusterWide: boolean) => (p: StoredObject) =>
-    bindings
-      .list(clusterWide ? undefined : p.metadata.namespace)
-      .map((b) => (b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!));
+    bindings.list(clusterWide ? undefined : p.metadata.namespace).map(objectKey);
 
   return {
     name,
@@ -329,7 +305,7 @@ export function bindingController(
     updateFilter: (old, obj) =>
       old.metadata.generation !== obj.metadata.generation ||
       old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp ||
-      !jsonEqual(old.metadata.labels, obj.metadata.labels),
+      !deepEqual(old.metadata.labels, obj.metadata.labels),
     watches: [
       { informer: ops, map: byOverridePolicy(false) },
       { informer: cops, map: byOverridePolicy(true) },

@@ -16,7 +16,8 @@ import { KARMADA_KUBECONFIG_SECRET } from "../cluster/agent-credentials.ts";
 import { requestClientCertificate } from "../cluster/csr.ts";
 import { randomSuffix } from "../karmada/names.ts";
 import { certificateInfo, pemBlocks } from "../pki/x509.ts";
-import type { Controller } from "../runtime/controller.ts";
+import { type Controller, done, type ReconcileContext, requeueAfter } from "../runtime/controller.ts";
+import { objectKeys } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 
 const CSR_TIMEOUT_MS = 5 * 60_000;
@@ -52,8 +53,9 @@ export function certRotationController(ctx: ControllerContext, clusterName: stri
   const opts = ctx.options;
   const namespace = opts.karmadaKubeconfigNamespace;
   const where = `${namespace}/${KARMADA_KUBECONFIG_SECRET}`;
+  const ownKey = objectKeys.encode({ namespace: undefined, name: clusterName });
 
-  const rotate = async (cluster: StoredObject, signal: AbortSignal): Promise<void> => {
+  const rotate = async (rc: ReconcileContext, cluster: StoredObject): Promise<void> => {
     const member = (await ctx.members.connect(cluster)).client;
     const secret = await member.get(RESOURCES.secrets, namespace, KARMADA_KUBECONFIG_SECRET);
     const data = isObject(secret.data) ? (secret.data as Record<string, string>) : undefined;
@@ -72,7 +74,7 @@ export function certRotationController(ctx: ControllerContext, clusterName: stri
       subject: { commonName: old.commonName, organizations: old.organizations },
       expirationSeconds: Math.round((old.notAfter.getTime() - old.notBefore.getTime()) / 1000),
       timeoutMs: CSR_TIMEOUT_MS,
-      signal,
+      signal: rc.signal,
     });
     user.user!["client-certificate-data"] = Buffer.from(issued.certPem).toString("base64");
     user.user!["client-key-data"] = Buffer.from(issued.keyPem).toString("base64");
@@ -80,7 +82,7 @@ export function certRotationController(ctx: ControllerContext, clusterName: stri
       ...secret,
       data: { ...data, [KARMADA_KUBECONFIG_SECRET]: Buffer.from(YAML.stringify(doc)).toString("base64") },
     });
-    ctx.log.info("agent certificate rotated", { cluster: clusterName, csr: name });
+    rc.log.info("agent certificate rotated", { cluster: clusterName, csr: name });
     opts.onAgentCertificateRotated?.(issued);
   };
 
@@ -88,11 +90,11 @@ export function certRotationController(ctx: ControllerContext, clusterName: stri
     name: "certRotation",
     for: clusters,
     async reconcile(rc, key) {
-      if (key !== clusterName) return undefined;
+      if (key !== ownKey) return done;
       const cluster = clusters.getByKey(key);
-      if (!cluster || cluster.metadata.deletionTimestamp) return undefined;
-      await rotate(cluster, rc.signal);
-      return { requeueAfterMs: opts.certRotationCheckingIntervalMs };
+      if (!cluster || cluster.metadata.deletionTimestamp) return done;
+      await rotate(rc, cluster);
+      return requeueAfter(opts.certRotationCheckingIntervalMs);
     },
   };
 }

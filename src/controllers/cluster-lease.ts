@@ -54,7 +54,7 @@ export function startClusterLease(client: Client, cluster: string, opts: Cluster
               apiVersion: "cluster.karmada.io/v1alpha1",
               kind: "Cluster",
               name: cluster,
-              uid: owner.metadata.uid!,
+              uid: owner.metadata.uid,
             },
           ],
         },

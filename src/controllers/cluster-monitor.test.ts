@@ -4,6 +4,7 @@
  * has passed on the clock; a renewed Lease restarts the wait; Push clusters are left alone.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readyOf, until } from "../../test/support/cluster-env.ts";
 import { rfc3339Micro, type StoredObject } from "../api/meta.ts";
 import { ApiServer } from "../apiserver/server.ts";
 import { RESOURCES } from "../client/client.ts";
@@ -14,7 +15,6 @@ import { openStore } from "../storage/open.ts";
 import type { Store } from "../storage/store.ts";
 import { CLUSTER_LEASE_NAMESPACE, failoverTaints } from "./cluster-monitor.ts";
 import { type RunningControllerManager, startControllerManager } from "./index.ts";
-import { readyOf, until } from "./test-support.ts";
 
 const GRACE = 40_000;
 const STARTUP_GRACE = 60_000;
@@ -41,7 +41,7 @@ describe("cluster health monitor", () => {
       await client.patch(
         RESOURCES.clusters,
         undefined,
-        created.metadata.name!,
+        created.metadata.name,
         "merge",
         {
           status: {

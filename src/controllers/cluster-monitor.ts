@@ -20,11 +20,15 @@
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import type { Taint } from "../karmada/types.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import type { Logger } from "../log.ts";
+import { type Condition, findCondition, setCondition } from "../machinery/conditions.ts";
+import { deepEqual } from "../machinery/equality.ts";
+import { commit } from "../runtime/commit.ts";
+import { type Controller, done, type ReconcileResult, requeueAfter } from "../runtime/controller.ts";
+import { objectKeys } from "../runtime/keys.ts";
 import {
   CLUSTER_CONTROLLER,
-  patchClusterTaints,
+  commitClusterTaints,
   TAINT_NOT_READY,
   TAINT_UNREACHABLE,
   taintsMessage,
@@ -33,15 +37,6 @@ import type { ControllerContext } from "./context.ts";
 
 /** Upstream's util.NamespaceClusterLease: where agents keep one Lease per Pull cluster. */
 export const CLUSTER_LEASE_NAMESPACE = "karmada-cluster";
-
-interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  [k: string]: unknown;
-}
 
 interface Health {
   /** The Ready condition as last seen (undefined: none yet). */
@@ -94,7 +89,9 @@ export function failoverTaints(
 
 function conditionsOf(cluster: StoredObject): Condition[] {
   const status = isObject(cluster.status) ? cluster.status : {};
-  return Array.isArray(status.conditions) ? (status.conditions.filter(isObject) as Condition[]) : [];
+  return Array.isArray(status.conditions)
+    ? (status.conditions.filter(isObject) as unknown as Condition[])
+    : [];
 }
 
 export function clusterMonitorController(ctx: ControllerContext): Controller {
@@ -120,9 +117,9 @@ export function clusterMonitorController(ctx: ControllerContext): Controller {
       now,
       ctx.options.failoverEvictionTimeoutMs,
     );
-    if (jsonEqual(desired.taints, taints)) return { wrote: false, recheckAfterMs: desired.recheckAfterMs };
-    await patchClusterTaints(
-      ctx,
+    if (deepEqual(desired.taints, taints)) return { wrote: false, recheckAfterMs: desired.recheckAfterMs };
+    await commitClusterTaints(
+      ctx.client,
       events,
       cluster,
       desired.taints,
@@ -133,14 +130,14 @@ export function clusterMonitorController(ctx: ControllerContext): Controller {
 
   /** What we know of the cluster's signs of life, brought up to date with this version of it. */
   function observe(cluster: StoredObject, ready: Condition | undefined, pull: boolean, now: number): Health {
-    const name = cluster.metadata.name!;
+    const name = cluster.metadata.name;
     let seen = health.get(name);
     if (!seen) {
       const created = Date.parse(cluster.metadata.creationTimestamp ?? "") || now;
       const since = ready ? now : created;
       seen = { ready, leaseRenewTime: undefined, probeTimestamp: since, readyTransitionTimestamp: since };
       health.set(name, seen);
-    } else if (!jsonEqual(seen.ready, ready)) {
+    } else if (!deepEqual(seen.ready, ready)) {
       if (seen.ready?.lastTransitionTime !== ready?.lastTransitionTime) seen.readyTransitionTimestamp = now;
       seen.ready = ready;
       seen.probeTimestamp = now;
@@ -158,72 +155,82 @@ export function clusterMonitorController(ctx: ControllerContext): Controller {
 
   /** Sets Ready to Unknown: the cluster stopped reporting (or never did). */
   async function markUnknown(
+    log: Logger,
     cluster: StoredObject,
     ready: Condition | undefined,
     seen: Health,
     now: number,
   ): Promise<void> {
-    const conditions = conditionsOf(cluster);
-    const unknown: Condition = ready
-      ? {
-          ...ready,
-          status: "Unknown",
-          reason: "ClusterStatusUnknown",
-          message: "Cluster status controller stopped posting cluster status.",
-          lastTransitionTime: rfc3339(now),
-        }
-      : {
-          type: "Ready",
-          status: "Unknown",
-          reason: "ClusterStatusNeverUpdated",
-          message: "Cluster status controller never posted cluster status.",
-          lastTransitionTime: rfc3339(now),
-        };
-    const next = ready ? conditions.map((c) => (c === ready ? unknown : c)) : [...conditions, unknown];
-    ctx.log.info("cluster stopped reporting, Ready is now Unknown", {
+    const next = structuredClone(cluster);
+    const conditions = conditionsOf(next);
+    setCondition(
+      conditions,
+      ready
+        ? {
+            type: "Ready",
+            status: "Unknown",
+            reason: "ClusterStatusUnknown",
+            message: "Cluster status controller stopped posting cluster status.",
+            ...(ready.observedGeneration !== undefined
+              ? { observedGeneration: ready.observedGeneration }
+              : {}),
+          }
+        : {
+            type: "Ready",
+            status: "Unknown",
+            reason: "ClusterStatusNeverUpdated",
+            message: "Cluster status controller never posted cluster status.",
+          },
+      rfc3339(now),
+    );
+    next.status = { ...(isObject(next.status) ? next.status : {}), conditions };
+    log.info("cluster stopped reporting, Ready is now Unknown", {
       cluster: cluster.metadata.name,
       silentForMs: now - seen.probeTimestamp,
     });
     // Optimistic: a conflict means the agent just wrote, which the next reconcile sees.
-    await ctx.client.updateStatus(RESOURCES.clusters, {
-      ...cluster,
-      status: { ...(isObject(cluster.status) ? cluster.status : {}), conditions: next },
-    });
+    await commit(ctx.client, RESOURCES.clusters, cluster, next);
     // Our own write is no sign of life: the unreachable timeout counts from the last one, as
     // upstream's (which keeps its probe timestamp across this update).
-    seen.ready = unknown;
+    seen.ready = findCondition(conditions, "Ready");
     seen.readyTransitionTimestamp = now;
   }
 
   return {
     name: "cluster-monitor",
     for: clusters,
-    watches: [{ informer: leases, map: (lease) => [lease.metadata.name!] }],
-    async reconcile(_rc, name): Promise<ReconcileResult> {
-      const cluster = clusters.get(undefined, name);
+    // A Pull cluster's Lease is named after it.
+    watches: [
+      {
+        informer: leases,
+        map: (lease) => [objectKeys.encode({ namespace: undefined, name: lease.metadata.name })],
+      },
+    ],
+    async reconcile(rc, key): Promise<ReconcileResult> {
+      const cluster = clusters.getByKey(key);
       if (!cluster) {
-        health.delete(name);
-        return undefined;
+        health.delete(key);
+        return done;
       }
       const now = ctx.now();
       const spec = isObject(cluster.spec) ? cluster.spec : {};
-      const ready = conditionsOf(cluster).find((c) => c.type === "Ready");
+      const ready = findCondition(conditionsOf(cluster), "Ready");
       const pull = spec.syncMode === "Pull";
       const seen = observe(cluster, ready, pull, now);
       let recheck: number | undefined;
       if (failover) {
         const tainted = await taintForFailover(cluster, seen, now);
         // The taint write comes back through the informer, and with it the next look.
-        if (tainted.wrote) return undefined;
+        if (tainted.wrote) return done;
         recheck = tainted.recheckAfterMs;
       }
-      if (!pull) return recheck !== undefined ? { requeueAfterMs: recheck } : undefined;
+      if (!pull) return recheck !== undefined ? requeueAfter(recheck) : done;
 
       const grace = ready ? ctx.options.clusterMonitorGracePeriodMs : ctx.options.clusterStartupGracePeriodMs;
-      const again = { requeueAfterMs: Math.min(period, recheck ?? period) };
-      if (now <= seen.probeTimestamp + grace || ready?.status === "Unknown") return again;
-      await markUnknown(cluster, ready, seen, now);
-      return { requeueAfterMs: period };
+      if (now <= seen.probeTimestamp + grace || ready?.status === "Unknown")
+        return requeueAfter(Math.min(period, recheck ?? period));
+      await markUnknown(rc.log, cluster, ready, seen, now);
+      return requeueAfter(period);
     },
   };
 }

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ClusterTestEnv,
+  type RunningManager,
+  taintKeys,
+  taintsOf,
+  until,
+} from "../../test/support/cluster-env.ts";
 import type { StoredObject } from "../api/meta.ts";
 import type { ClusterObject, Taint } from "../karmada/types.ts";
+import type { ConditionStatus } from "../machinery/conditions.ts";
 import { FeatureGates } from "../runtime/features.ts";
 import {
   addPolicyTaints,
@@ -12,11 +20,10 @@ import {
   removePolicyTaints,
   taintsByPolicies,
 } from "./cluster-taint-policy.ts";
-import { ClusterTestEnv, type RunningManager, taintKeys, taintsOf, until } from "./test-support.ts";
 
 const NOW = Date.parse("2026-05-01T12:00:00Z");
 const STAMP = "2026-05-01T12:00:00Z";
-const ready = (status: string) => [{ type: "Ready", status }];
+const ready = (status: ConditionStatus) => [{ type: "Ready", status }];
 const when = (conditionType: string, operator: string, ...statusValues: string[]): MatchCondition => ({
   conditionType,
   operator,
@@ -25,8 +32,8 @@ const when = (conditionType: string, operator: string, ...statusValues: string[]
 
 describe("conditionsMatch (upstream conditionMatches)", () => {
   const conds = [
-    { type: "Ready", status: "False" },
-    { type: "Healthy", status: "True" },
+    { type: "Ready", status: "False" as const },
+    { type: "Healthy", status: "True" as const },
   ];
   it.each<[string, MatchCondition[] | undefined, boolean]>([
     ["no match conditions never match", [], false],
@@ -76,17 +83,22 @@ describe("addPolicyTaints and removePolicyTaints", () => {
 });
 
 describe("taintsByPolicies", () => {
-  const cluster = (name: string, status: string, taints: Taint[] = [], labels = {}): ClusterObject => ({
+  const cluster = (
+    name: string,
+    status: ConditionStatus,
+    taints: Taint[] = [],
+    labels = {},
+  ): ClusterObject => ({
     apiVersion: "cluster.karmada.io/v1alpha1",
     kind: "Cluster",
-    metadata: { name, labels },
+    metadata: { name, uid: `uid-${name}`, labels },
     spec: { taints },
     status: { conditions: ready(status) },
   });
   const policy = (name: string, created: string, spec: Partial<ClusterTaintPolicySpec>): StoredObject => ({
     apiVersion: "policy.karmada.io/v1alpha1",
     kind: "ClusterTaintPolicy",
-    metadata: { name, creationTimestamp: created },
+    metadata: { name, uid: `uid-${name}`, creationTimestamp: created },
     spec: { taints: [{ key: "t", effect: "NoSchedule" }], ...spec },
   });
   const notReady = {

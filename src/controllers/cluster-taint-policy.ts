@@ -9,9 +9,12 @@
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import type { ClusterAffinity, ClusterObject, Taint } from "../karmada/types.ts";
+import type { Condition } from "../machinery/conditions.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
-import { patchClusterTaints, taintsMessage } from "./cluster.ts";
+import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
+import { objectKey } from "../runtime/keys.ts";
+import { commitClusterTaints, taintsMessage } from "./cluster.ts";
 import type { ControllerContext } from "./context.ts";
 
 /** Upstream's controller name: the source of its events. */
@@ -38,18 +41,13 @@ export interface ClusterTaintPolicySpec {
   taints: Array<{ key: string; value?: string; effect: string }>;
 }
 
-interface Condition {
-  type: string;
-  status: string;
-}
-
 /**
  * Whether every match condition holds (ANDed): `In` needs the cluster's condition of that type
  * to have one of the values, `NotIn` none of them; a condition the cluster lacks never holds,
  * an unknown operator fails the whole list, and an empty list never matches.
  */
 export function conditionsMatch(
-  conditions: readonly Condition[],
+  conditions: readonly Pick<Condition, "type" | "status">[],
   matches: readonly MatchCondition[] | undefined,
 ): boolean {
   if (!matches || matches.length === 0) return false;
@@ -150,41 +148,39 @@ export function clusterTaintPolicyController(ctx: ControllerContext): Controller
   const events = ctx.recorder(CLUSTER_TAINT_POLICY_CONTROLLER);
 
   async function reconcile(key: string): Promise<ReconcileResult> {
-    const cluster = clusters.get(undefined, key);
-    if (!cluster) return undefined;
+    const cluster = clusters.getByKey(key);
+    if (!cluster) return done;
     const current = taintsOf(cluster);
     const desired = taintsByPolicies(cluster, policies.list(), ctx.now());
-    if (JSON.stringify(desired) === JSON.stringify(current)) return undefined;
-    await patchClusterTaints(
-      ctx,
+    if (deepEqual(desired, current)) return done;
+    await commitClusterTaints(
+      ctx.client,
       events,
       cluster,
       desired,
-      `Update Cluster(${key}) with taints(${taintsMessage(desired)}) succeed`,
+      `Update Cluster(${cluster.metadata.name}) with taints(${taintsMessage(desired)}) succeed`,
     );
-    return undefined;
+    return done;
   }
 
-  const conditionsKey = (obj: StoredObject): string => JSON.stringify(conditionsOf(obj));
-  const specKey = (obj: StoredObject): string => JSON.stringify(obj.spec ?? null);
   const targetedClusters = (policy: StoredObject): string[] => {
     const affinity = specOf(policy).targetClusters;
     return clusters
       .list()
       .filter((c) => !affinity || targets(c, affinity))
-      .map((c) => c.metadata.name!);
+      .map(objectKey);
   };
 
   return {
     name: "cluster-taint-policy",
     for: clusters,
     // Upstream reacts to a Cluster's conditions only: its own taint writes do not come back.
-    updateFilter: (old, obj) => conditionsKey(old) !== conditionsKey(obj),
+    updateFilter: (old, obj) => !deepEqual(conditionsOf(old), conditionsOf(obj)),
     watches: [
       {
         informer: policies,
         map: targetedClusters,
-        updateFilter: (old, obj) => specKey(old) !== specKey(obj),
+        updateFilter: (old, obj) => !deepEqual(old.spec, obj.spec),
       },
     ],
     reconcile: (_rctx, key) => reconcile(key),

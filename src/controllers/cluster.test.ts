@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ClusterHistory,
+  ClusterTestEnv,
+  type RunningManager,
+  taintKeys,
+  taintsOf,
+  until,
+} from "../../test/support/cluster-env.ts";
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import type { ConditionStatus } from "../machinery/conditions.ts";
 import {
   CLUSTER_FINALIZER,
   CLUSTER_RESOURCE_BINDINGS,
@@ -10,14 +19,6 @@ import {
   taintsForReadiness,
 } from "./cluster.ts";
 import { isControllerEnabled } from "./index.ts";
-import {
-  type ClusterHistory,
-  ClusterTestEnv,
-  type RunningManager,
-  taintKeys,
-  taintsOf,
-  until,
-} from "./test-support.ts";
 
 const NOT_READY = `${TAINT_NOT_READY}:NoSchedule`;
 const UNREACHABLE = `${TAINT_UNREACHABLE}:NoSchedule`;
@@ -32,7 +33,7 @@ describe("taintsForReadiness (upstream taintClusterByCondition)", () => {
     { key: "cluster.karmada.io/unschedulable", effect: "NoSchedule" },
     { key: TAINT_NOT_READY, effect: "NoExecute", timeAdded: "2026-01-01T00:00:00Z" },
   ];
-  const ready = (status: string) => [{ type: "Ready", status }];
+  const ready = (status: ConditionStatus) => [{ type: "Ready", status }];
   const cases: Array<{
     name: string;
     taints: Array<Record<string, string>>;

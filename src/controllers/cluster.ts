@@ -4,10 +4,15 @@
  * a deleted Cluster loses its execution space, and goes once no binding targets it.
  */
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
-import { RESOURCES, type ResourceRef } from "../client/client.ts";
+import { type Client, RESOURCES, type ResourceRef } from "../client/client.ts";
+import { type Condition, findCondition } from "../machinery/conditions.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import type { Taint } from "../machinery/tolerations.ts";
+import { addFinalizer, commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
+import { type Controller, done, type ReconcileResult, requeueAfter } from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/events.ts";
+import { objectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 
 /** Upstream's controller name: the source of its events. */
@@ -39,24 +44,16 @@ export function executionSpace(cluster: string): string {
   return `${EXECUTION_SPACE_PREFIX}${cluster}`;
 }
 
-interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-  timeAdded?: string;
-}
-
-interface Condition {
-  type: string;
-  status: string;
-}
-
 /**
  * The taints a Cluster should carry given its Ready condition (user taints kept as they are);
  * a taint added gets `timeAdded`, as upstream's SetCurrentClusterTaints stamps it.
  */
-export function taintsForReadiness(taints: Taint[], conditions: Condition[], now: number): Taint[] {
-  const ready = conditions.find((c) => c.type === "Ready");
+export function taintsForReadiness(
+  taints: Taint[],
+  conditions: readonly Pick<Condition, "type" | "status">[],
+  now: number,
+): Taint[] {
+  const ready = findCondition(conditions, "Ready");
   const want = new Set<string>();
   const drop = new Set<string>();
   if (!ready || ready.status === "False") {
@@ -77,30 +74,35 @@ export function taintsForReadiness(taints: Taint[], conditions: Condition[], now
   return out;
 }
 
-/** Upstream's GenerateTaintsMessage: `cluster now has taints([{Key:k,Effect:e}])`. */
 /**
- * Writes a Cluster's taints under an optimistic lock (a conflict means the cache was behind:
- * the caller's retry sees the newer Cluster), with upstream's TaintClusterSucceed/Failed events.
+ * Commits a Cluster's taints (the cluster and taint-policy controllers and the monitor all
+ * write them), with upstream's TaintClusterSucceed/Failed events. An empty list is left out, as
+ * upstream's `omitempty` does. A conflict only means the cache was behind another writer (the
+ * status controller, say): no event, and the retry sees the newer Cluster.
  */
-export async function patchClusterTaints(
-  ctx: ControllerContext,
+export async function commitClusterTaints(
+  client: Client,
   events: EventRecorder,
   cluster: StoredObject,
   taints: Taint[],
   succeeded: string,
 ): Promise<void> {
+  const next = structuredClone(cluster);
+  const spec = isObject(next.spec) ? next.spec : {};
+  if (taints.length > 0) spec.taints = taints;
+  else delete spec.taints;
+  next.spec = spec;
+  let written: StoredObject | undefined;
   try {
-    await ctx.client.patch(RESOURCES.clusters, undefined, cluster.metadata.name!, "merge", {
-      metadata: { resourceVersion: cluster.metadata.resourceVersion },
-      spec: { taints: taints.length > 0 ? taints : null },
-    });
+    written = await commit(client, RESOURCES.clusters, cluster, next);
   } catch (err) {
     if (!isConflict(err)) events.event(cluster, "Warning", "TaintClusterFailed", (err as Error).message);
     throw err;
   }
-  events.event(cluster, "Normal", "TaintClusterSucceed", succeeded);
+  if (written) events.event(cluster, "Normal", "TaintClusterSucceed", succeeded);
 }
 
+/** Upstream's GenerateTaintsMessage: `cluster now has taints([{Key:k,Effect:e}])`. */
 export function taintsMessage(taints: Taint[]): string {
   if (taints.length === 0) return "cluster now does not have taints";
   const shown = taints.map((t) =>
@@ -149,17 +151,15 @@ export function clusterController(ctx: ControllerContext): Controller {
 
   /** A deleted cluster goes once its execution space is gone and no binding lists it. */
   async function removeCluster(cluster: StoredObject, name: string): Promise<ReconcileResult> {
-    const finalizers = cluster.metadata.finalizers ?? [];
-    if (!finalizers.includes(CLUSTER_FINALIZER)) return undefined;
+    if (!hasFinalizer(cluster, CLUSTER_FINALIZER)) return done;
     const gone = await removeExecutionSpace(cluster, name);
     const targeted = rbs.byIndex("byCluster", name).length + crbs.byIndex("byCluster", name).length;
-    if (!gone || targeted > 0) return { requeueAfterMs: CLEANUP_CHECK_INTERVAL_MS };
-    await ctx.client.update(RESOURCES.clusters, {
-      ...cluster,
-      metadata: { ...cluster.metadata, finalizers: finalizers.filter((f) => f !== CLUSTER_FINALIZER) },
-    });
+    if (!gone || targeted > 0) return requeueAfter(CLEANUP_CHECK_INTERVAL_MS);
+    const next = structuredClone(cluster);
+    removeFinalizer(next, CLUSTER_FINALIZER);
+    await commit(ctx.client, RESOURCES.clusters, cluster, next);
     ctx.members.forget(name);
-    return undefined;
+    return done;
   }
 
   async function ensureExecutionSpace(cluster: StoredObject, name: string): Promise<void> {
@@ -190,54 +190,44 @@ export function clusterController(ctx: ControllerContext): Controller {
     const taints = (Array.isArray(spec.taints) ? spec.taints : []) as Taint[];
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
     const desired = taintsForReadiness(taints, conditions, ctx.now());
-    if (JSON.stringify(desired) === JSON.stringify(taints)) return;
-    // An empty list is left out, as upstream's `omitempty` does.
-    const { taints: _, ...rest } = spec;
-    try {
-      await ctx.client.update(RESOURCES.clusters, {
-        ...cluster,
-        spec: desired.length > 0 ? { ...rest, taints: desired } : rest,
-      });
-    } catch (err) {
-      // A conflict only means the status controller wrote first: the retry sees its status.
-      if (!isConflict(err)) events.event(cluster, "Warning", "TaintClusterFailed", (err as Error).message);
-      throw err;
-    }
-    events.event(
+    if (deepEqual(desired, taints)) return;
+    await commitClusterTaints(
+      ctx.client,
+      events,
       cluster,
-      "Normal",
-      "TaintClusterSucceed",
+      desired,
       `Taint cluster succeed: ${taintsMessage(desired)}.`,
     );
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {
-    const cluster = clusters.get(undefined, key);
-    if (!cluster) return undefined;
-    const name = cluster.metadata.name!;
+    const cluster = clusters.getByKey(key);
+    if (!cluster) return done;
+    const name = cluster.metadata.name;
     if (cluster.metadata.deletionTimestamp) return removeCluster(cluster, name);
 
-    const finalizers = cluster.metadata.finalizers ?? [];
-    if (!finalizers.includes(CLUSTER_FINALIZER)) {
-      await ctx.client.update(RESOURCES.clusters, {
-        ...cluster,
-        metadata: { ...cluster.metadata, finalizers: [...finalizers, CLUSTER_FINALIZER] },
-      });
-      return undefined; // the update comes back through the informer
+    if (!hasFinalizer(cluster, CLUSTER_FINALIZER)) {
+      const next = structuredClone(cluster);
+      addFinalizer(next, CLUSTER_FINALIZER);
+      await commit(ctx.client, RESOURCES.clusters, cluster, next);
+      return done; // the write comes back through the informer
     }
     await ensureExecutionSpace(cluster, name);
     await taintByCondition(cluster);
-    return undefined;
+    return done;
   }
 
   // A binding's change matters only to a cluster that is waiting to go.
   const deletingTargets = (binding: StoredObject): string[] =>
-    bindingsTargeting(binding).filter((name) => clusters.get(undefined, name)?.metadata.deletionTimestamp);
+    bindingsTargeting(binding).flatMap((name) => {
+      const cluster = clusters.get(undefined, name);
+      return cluster?.metadata.deletionTimestamp ? [objectKey(cluster)] : [];
+    });
   const executionSpaceOwner = (ns: StoredObject): string[] => {
     const name = ns.metadata.name ?? "";
     if (!name.startsWith(EXECUTION_SPACE_PREFIX)) return [];
-    const cluster = name.slice(EXECUTION_SPACE_PREFIX.length);
-    return clusters.get(undefined, cluster) ? [cluster] : [];
+    const cluster = clusters.get(undefined, name.slice(EXECUTION_SPACE_PREFIX.length));
+    return cluster ? [objectKey(cluster)] : [];
   };
 
   return {

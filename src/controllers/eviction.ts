@@ -8,10 +8,10 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import type { ResourceRef } from "../client/client.ts";
-import { evictionPatch } from "../karmada/failover.ts";
 import { templateRef } from "../karmada/template-ref.ts";
 import type { BindingSpec } from "../karmada/types.ts";
 import { isConflict } from "../machinery/errors.ts";
+import { commit } from "../runtime/commit.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { ControllerContext } from "./context.ts";
 
@@ -27,14 +27,13 @@ export async function writeEviction(
     events.event(binding, type, reason, message);
     events.event(templateRef(binding), type, reason, message);
   };
+  const copy = structuredClone(binding);
+  if (next.clusters && next.clusters.length > 0) copy.spec.clusters = next.clusters;
+  else delete copy.spec.clusters;
+  if (next.gracefulEvictionTasks !== undefined) copy.spec.gracefulEvictionTasks = next.gracefulEvictionTasks;
   try {
-    await ctx.client.patch(
-      ref,
-      binding.metadata.namespace,
-      binding.metadata.name!,
-      "merge",
-      evictionPatch(binding.metadata.resourceVersion, next),
-    );
+    // A binding deleted meanwhile has nothing left to evict.
+    if (!(await commit(ctx.client, ref, binding, copy))) return;
   } catch (err) {
     if (!isConflict(err))
       for (const c of evicted)

@@ -4,15 +4,15 @@
  * Karmada does not manage is not taken over unless the Work says overwrite.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StoredObject } from "../api/meta.ts";
+import { ClusterTestEnv, conditionsOf, type RunningManager, until } from "../../test/support/cluster-env.ts";
+import type { NewObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { ANNOTATION, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
-import { ClusterTestEnv, conditionsOf, type RunningManager, until } from "./test-support.ts";
 
 const WORKS = 20;
 
-const work = (cluster: string, i: number): StoredObject => ({
+const work = (cluster: string, i: number): NewObject => ({
   apiVersion: "work.karmada.io/v1alpha1",
   kind: "Work",
   metadata: { name: `cm-${i}`, namespace: `karmada-es-${cluster}` },

@@ -11,17 +11,26 @@
  */
 import { isObject, type KubeObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES, type ResourceRef } from "../client/client.ts";
+import type { MemberConnection } from "../cluster/connections.ts";
 import type { Interpreter } from "../interpreter/index.ts";
 import { prune } from "../interpreter/native/prune.ts";
 import { ANNOTATION, clusterOfExecutionSpace, executionSpace, FINALIZER, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
+import { type Condition, type ConditionUpdate, setCondition } from "../machinery/conditions.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
+import {
+  type Controller,
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+  requeueAfter,
+} from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
-import { type Condition, setCondition } from "./cluster-status.ts";
-import type { ControllerContext, MemberConnection } from "./context.ts";
+import { objectKey, parseObjectKey } from "../runtime/keys.ts";
+import type { ControllerContext } from "./context.ts";
 
 export const EXECUTION_CONTROLLER = "execution-controller";
 
@@ -57,7 +66,7 @@ function editedBeyondStatus(old: StoredObject, obj: StoredObject): boolean {
     const { managedFields: _m, resourceVersion: _r, generation: _g, ...meta } = o.metadata;
     return { ...rest, metadata: meta };
   };
-  return !jsonEqual(strip(old), strip(obj));
+  return !deepEqual(strip(old), strip(obj));
 }
 
 export function isClusterReady(cluster: ClusterObject | undefined): boolean {
@@ -207,7 +216,7 @@ export function executionController(
     const desired = await desiredOver(manifest, observed, interpreter);
     const current = prune(observed);
     const wanted = prune(desired);
-    if (jsonEqual(current, wanted)) return;
+    if (deepEqual(current, wanted)) return;
     try {
       await conn.client.update(ref, desired);
     } catch (err) {
@@ -235,7 +244,7 @@ export function executionController(
           null,
         ]),
       );
-      await conn.client.patch(ref, observed.metadata.namespace, observed.metadata.name!, "merge", {
+      await conn.client.patch(ref, observed.metadata.namespace, observed.metadata.name, "merge", {
         metadata: { labels, annotations },
       });
       return;
@@ -243,7 +252,7 @@ export function executionController(
     // Objects Karmada did not create are left alone.
     if (observed.metadata.labels?.[LABEL.managed] !== "true") return;
     try {
-      await conn.client.delete(ref, observed.metadata.namespace, observed.metadata.name!, {
+      await conn.client.delete(ref, observed.metadata.namespace, observed.metadata.name, {
         propagationPolicy: "Background",
       });
     } catch (err) {
@@ -251,52 +260,55 @@ export function executionController(
     }
   }
 
-  async function setConditions(work: StoredObject, updates: Condition[]): Promise<void> {
-    const status = isObject(work.status) ? work.status : {};
-    let conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
+  async function setConditions(work: StoredObject, updates: ConditionUpdate[]): Promise<void> {
+    const next = structuredClone(work);
+    const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
+    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
     const stamp = rfc3339(ctx.now());
-    for (const c of updates) conditions = setCondition(conditions, c, stamp);
-    if (jsonEqual(conditions, status.conditions ?? [])) return;
-    await ctx.client.updateStatus(KARMADA.works, { ...work, status: { ...status, conditions } });
+    let changed = false;
+    for (const c of updates) changed = setCondition(conditions, c, stamp) || changed;
+    if (!changed) return;
+    status.conditions = conditions;
+    next.status = status;
+    await commit(ctx.client, KARMADA.works, work, next);
   }
 
-  async function finalize(work: StoredObject, cluster: ClusterObject | undefined): Promise<void> {
-    if (!work.metadata.finalizers?.includes(FINALIZER.execution)) return;
+  /** Removes the Work's copies from its member, then its finalizer; false while the member is not Ready. */
+  async function finalize(work: StoredObject, cluster: ClusterObject | undefined): Promise<boolean> {
+    if (!hasFinalizer(work, FINALIZER.execution)) return true;
     const spec = isObject(work.spec) ? work.spec : {};
     if (cluster && !cluster.metadata.deletionTimestamp) {
-      if (!isClusterReady(cluster)) throw new Error(`cluster(${cluster.metadata.name}) not ready`);
+      if (!isClusterReady(cluster)) return false;
       const conn = await ctx.members.connect(cluster);
       for (const m of manifestsOf(work))
         await removeFromMember(conn, m, spec.preserveResourcesOnDeletion === true);
     }
-    // An update with the cached resourceVersion (a conflict retries): an agent may update its
-    // Works but not patch them, as upstream's RBAC for Pull clusters has it.
-    await ctx.client.update(KARMADA.works, {
-      ...work,
-      metadata: {
-        ...work.metadata,
-        finalizers: work.metadata.finalizers.filter((f) => f !== FINALIZER.execution),
-      },
-    });
+    // PUT, not patch: upstream's RBAC for Pull clusters lets an agent update its Works, not patch them.
+    const next = structuredClone(work);
+    removeFinalizer(next, FINALIZER.execution);
+    await commit(ctx.client, KARMADA.works, work, next, { update: true });
+    return true;
   }
 
   /** Applies in flight per member cluster. */
   const inflight = new Map<string, number>();
 
-  async function reconcile(key: string): Promise<ReconcileResult> {
-    const [ns, name] = key.split("/") as [string, string];
+  async function reconcile(rctx: ReconcileContext, key: string): Promise<ReconcileResult> {
+    const { namespace: ns, name } = parseObjectKey(key);
     const clusterName = clusterOfExecutionSpace(ns);
-    if (!clusterName) return undefined;
+    if (!clusterName) return done;
     const work = works.get(ns, name);
-    if (!work) return undefined;
+    if (!work) return done;
     const cluster = clusters.get(undefined, clusterName) as ClusterObject | undefined;
     if (agent.pullCluster ? clusterName !== agent.pullCluster : cluster?.spec?.syncMode === "Pull")
-      return undefined;
+      return done;
     if (work.metadata.deletionTimestamp) {
-      await finalize(work, cluster);
-      return undefined;
+      // A member that is not Ready keeps the Work until it is: the cluster watch brings it back.
+      if (!(await finalize(work, cluster)))
+        rctx.log.debug("cluster not ready; deletion waits", { clusterName });
+      return done;
     }
-    if (!cluster || !servesCluster(cluster, agent.pullCluster)) return undefined;
+    if (!cluster || !servesCluster(cluster, agent.pullCluster)) return done;
     const spec = isObject(work.spec) ? work.spec : {};
     if (spec.suspendDispatching === true) {
       await setConditions(work, [
@@ -307,22 +319,26 @@ export function executionController(
           message: "Work dispatching is in a suspended state.",
         },
       ]);
-      return undefined;
+      return done;
     }
-    const dispatching: Condition = {
+    const dispatching: ConditionUpdate = {
       type: "Dispatching",
       status: "True",
       reason: "Dispatching",
       message: "Work is being dispatched to member clusters.",
     };
-    if (!isClusterReady(cluster)) throw new Error(`cluster(${clusterName}) not ready`);
+    // Upstream retries with an error; here the cluster watch brings the Work back once the cluster is Ready.
+    if (!isClusterReady(cluster)) {
+      rctx.log.debug("cluster not ready; dispatch waits", { clusterName });
+      return done;
+    }
     // A member that answers slowly (or not at all, until the request timeout) may hold only
     // part of the workers: the other members' Works keep flowing.
     const busy = inflight.get(clusterName) ?? 0;
-    if (busy >= PER_CLUSTER_WORKERS) return { requeueAfterMs: 100 };
+    if (busy >= PER_CLUSTER_WORKERS) return requeueAfter(100);
     inflight.set(clusterName, busy + 1);
     try {
-      return await dispatch(work, cluster, clusterName, dispatching);
+      return await dispatch(work, cluster, dispatching);
     } finally {
       const left = (inflight.get(clusterName) ?? 1) - 1;
       if (left > 0) inflight.set(clusterName, left);
@@ -333,8 +349,7 @@ export function executionController(
   async function dispatch(
     work: StoredObject,
     cluster: ClusterObject,
-    clusterName: string,
-    dispatching: Condition,
+    dispatching: ConditionUpdate,
   ): Promise<ReconcileResult> {
     const conn = await ctx.members.connect(cluster);
     const manifests = manifestsOf(work);
@@ -346,7 +361,7 @@ export function executionController(
         errors.push((err as { status?: { message?: string } }).status?.message ?? (err as Error).message);
       }
     }
-    const applied: Condition =
+    const applied: ConditionUpdate =
       errors.length === 0
         ? {
             type: "Applied",
@@ -362,10 +377,10 @@ export function executionController(
           };
     await setConditions(work, [dispatching, applied]);
     if (errors.length > 0) {
-      events.event(work, "Warning", "SyncFailed", applied.message!);
+      events.event(work, "Warning", "SyncFailed", applied.message);
       throw new Error(applied.message);
     }
-    return undefined;
+    return done;
   }
 
   let unsubscribe: () => void = () => {};
@@ -399,12 +414,10 @@ export function executionController(
           isClusterReady(old as ClusterObject) !== isClusterReady(obj as ClusterObject),
         map: (c) =>
           isClusterReady(c as ClusterObject)
-            ? works
-                .list(`karmada-es-${c.metadata.name}`)
-                .map((w) => `${w.metadata.namespace}/${w.metadata.name}`)
+            ? works.list(executionSpace(c.metadata.name)).map(objectKey)
             : [],
       },
     ],
-    reconcile: (_rctx, key) => reconcile(key),
+    reconcile,
   };
 }

@@ -10,14 +10,14 @@
  * changes), never on elapsed times.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isObject, type StoredObject } from "../api/meta.ts";
+import { ClusterTestEnv, type RunningManager, taintKeys, until } from "../../test/support/cluster-env.ts";
+import { isObject, type NewObject, type StoredObject } from "../api/meta.ts";
 import { ANNOTATION } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { BindingSpec, GracefulEvictionTask, Toleration } from "../karmada/types.ts";
 import { FeatureGates } from "../runtime/features.ts";
 import { Informer } from "../runtime/informer.ts";
 import type { ControllerOptions } from "./context.ts";
-import { ClusterTestEnv, type RunningManager, taintKeys, until } from "./test-support.ts";
 
 const FAILOVER: Partial<ControllerOptions> = {
   clusterStatusUpdateFrequencyMs: 100,
@@ -36,7 +36,7 @@ function rb(
   cluster: string,
   spec: Partial<BindingSpec>,
   tolerations?: Toleration[],
-): StoredObject {
+): NewObject {
   return {
     apiVersion: "work.karmada.io/v1alpha2",
     kind: "ResourceBinding",
@@ -71,7 +71,7 @@ function watchBindings(env: ClusterTestEnv, ref: typeof KARMADA.resourceBindings
     onUpdate: (old, obj) => {
       if (targets(old).includes(cluster) && !targets(obj).includes(cluster)) {
         env.history.mark(cluster, `evicted ${obj.metadata.name}`);
-        evictedWith.set(obj.metadata.name!, tasksOf(obj));
+        evictedWith.set(obj.metadata.name, tasksOf(obj));
       }
       if (tasksOf(old).length > 0 && tasksOf(obj).length === 0)
         env.history.mark(cluster, `tasks ended ${obj.metadata.name}`);

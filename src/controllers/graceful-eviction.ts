@@ -23,6 +23,7 @@
  */
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { type Binding, bindingResource } from "../karmada/bindings.ts";
 import { purgeModeOf } from "../karmada/failover.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import { templateRef } from "../karmada/template-ref.ts";
@@ -32,8 +33,18 @@ import type {
   GracefulEvictionTask,
   TargetCluster,
 } from "../karmada/types.ts";
+import type { Logger } from "../log.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { isConflict } from "../machinery/errors.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { commit } from "../runtime/commit.ts";
+import {
+  type Controller,
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+  requeueAfter,
+} from "../runtime/controller.ts";
+import { objectKey, parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 
 /** Upstream's controller names: the sources of their events. */
@@ -141,8 +152,6 @@ export function assessEvictionTasks(input: TaskAssessmentInput, stamp: string): 
   };
 }
 
-type Binding = StoredObject & { spec: BindingSpec };
-
 function tasksOf(obj: StoredObject): GracefulEvictionTask[] {
   const spec = isObject(obj.spec) ? obj.spec : {};
   return Array.isArray(spec.gracefulEvictionTasks)
@@ -158,16 +167,15 @@ const DROPPED_MESSAGE: Partial<Record<DropReason, string>> = {
 export function gracefulEvictionController(ctx: ControllerContext, clusterScoped: boolean): Controller {
   const component = clusterScoped ? CRB_GRACEFUL_EVICTION_CONTROLLER : RB_GRACEFUL_EVICTION_CONTROLLER;
   const events = ctx.recorder(component);
-  const ref = clusterScoped ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+  const ref = bindingResource(clusterScoped);
   const byEvictedCluster = { byEvictedCluster: (b: StoredObject) => tasksOf(b).map((t) => t.fromCluster) };
   const bindings = ctx.informers.informer(ref, { indexers: byEvictedCluster });
   const clusters = ctx.informers.informer(RESOURCES.clusters);
-  const log = ctx.log.child({ controller: component });
 
   /** Upstream's event per ended task; ours, for the reasons of our own, says why. */
-  function reportDropped(key: string, binding: Binding, dropped: TaskAssessment["dropped"]): void {
+  function reportDropped(log: Logger, binding: Binding, dropped: TaskAssessment["dropped"]): void {
     for (const { cluster, reason } of dropped) {
-      log.info("graceful eviction task dropped", { key, cluster, reason });
+      log.info("graceful eviction task dropped", { cluster, reason });
       const why = DROPPED_MESSAGE[reason];
       if (why) {
         events.event(
@@ -184,12 +192,12 @@ export function gracefulEvictionController(ctx: ControllerContext, clusterScoped
     }
   }
 
-  async function reconcile(key: string): Promise<ReconcileResult> {
-    const [ns, name] = key.includes("/") ? (key.split("/") as [string, string]) : [undefined, key];
+  async function reconcile(rctx: ReconcileContext, key: string): Promise<ReconcileResult> {
+    const { namespace: ns, name } = parseObjectKey(key);
     const binding = bindings.get(ns, name) as Binding | undefined;
-    if (!binding || binding.metadata.deletionTimestamp) return undefined;
+    if (!binding || binding.metadata.deletionTimestamp) return done;
     const tasks = tasksOf(binding);
-    if (tasks.length === 0) return undefined;
+    if (tasks.length === 0) return done;
     // "The cluster is gone" must not be read off a cache still filling up.
     await clusters.waitForSync();
     const status = (isObject(binding.status) ? binding.status : {}) as {
@@ -212,15 +220,15 @@ export function gracefulEvictionController(ctx: ControllerContext, clusterScoped
       },
       rfc3339(now),
     );
-    const retry =
-      assessment.nextCheckMs !== undefined ? { requeueAfterMs: assessment.nextCheckMs } : undefined;
-    if (JSON.stringify(assessment.kept) === JSON.stringify(tasks)) return retry;
+    const retry = assessment.nextCheckMs !== undefined ? requeueAfter(assessment.nextCheckMs) : done;
+    if (deepEqual(assessment.kept, tasks)) return retry;
+    const next = structuredClone(binding);
+    if (assessment.kept.length > 0) next.spec.gracefulEvictionTasks = assessment.kept;
+    else delete next.spec.gracefulEvictionTasks;
     try {
-      // Optimistic lock: a binding changed meanwhile is assessed again from the newer copy.
-      await ctx.client.patch(ref, ns, name, "merge", {
-        metadata: { resourceVersion: binding.metadata.resourceVersion },
-        spec: { gracefulEvictionTasks: assessment.kept.length > 0 ? assessment.kept : null },
-      });
+      // A binding changed meanwhile (a conflict) is assessed again from the newer copy; one
+      // deleted meanwhile has no tasks left to end.
+      if (!(await commit(ctx.client, ref, binding, next))) return done;
     } catch (err) {
       if (!isConflict(err)) {
         for (const { cluster } of assessment.dropped) {
@@ -231,14 +239,12 @@ export function gracefulEvictionController(ctx: ControllerContext, clusterScoped
       }
       throw err;
     }
-    reportDropped(key, binding, assessment.dropped);
+    reportDropped(rctx.log, binding, assessment.dropped);
     return retry;
   }
 
   const withTasks = (c: StoredObject): string[] =>
-    bindings
-      .byIndex("byEvictedCluster", c.metadata.name!)
-      .map((b) => (b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!));
+    bindings.byIndex("byEvictedCluster", c.metadata.name).map(objectKey);
 
   return {
     name: clusterScoped ? "graceful-eviction-crb" : "graceful-eviction-rb",
@@ -253,6 +259,6 @@ export function gracefulEvictionController(ctx: ControllerContext, clusterScoped
         map: withTasks,
       },
     ],
-    reconcile: (_rctx, key) => reconcile(key),
+    reconcile,
   };
 }

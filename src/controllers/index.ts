@@ -3,6 +3,8 @@
  * `--controllers`) and the manager that runs the enabled ones over shared informers.
  */
 import type { Client } from "../client/client.ts";
+import type { MemberConnections } from "../cluster/connections.ts";
+import { MemberWatches } from "../cluster/member-watches.ts";
 import { Interpreter } from "../interpreter/index.ts";
 import { nativeInterpreter } from "../interpreter/native/index.ts";
 import type { Logger } from "../log.ts";
@@ -16,21 +18,16 @@ import { bindingStatusController } from "./binding-status.ts";
 import { certRotationController } from "./cert-rotation.ts";
 import { clusterController } from "./cluster.ts";
 import { clusterMonitorController } from "./cluster-monitor.ts";
-import { clusterStatusController } from "./cluster-status.ts";
+import { clusterStatusController } from "./cluster-status/index.ts";
 import { clusterTaintPolicyController } from "./cluster-taint-policy.ts";
-import {
-  type ControllerContext,
-  type ControllerOptions,
-  DEFAULT_CONTROLLER_OPTIONS,
-  type MemberConnections,
-} from "./context.ts";
-import { dependenciesDistributor } from "./dependencies.ts";
-import { detectorController } from "./detector.ts";
+import type { ControllerContext, ControllerOptions } from "./context.ts";
+import { dependenciesDistributor } from "./dependencies/index.ts";
+import { detectorController } from "./detector/index.ts";
 import { executionController } from "./execution.ts";
 import { gracefulEvictionController } from "./graceful-eviction.ts";
 import { configureInterpreter } from "./interpreter-config.ts";
-import { MemberWatches } from "./member-watches.ts";
 import { namespaceController } from "./namespace.ts";
+import { controllerOptions } from "./options.ts";
 import { schedulerController } from "./scheduler.ts";
 import { taintManagerController } from "./taint-manager.ts";
 import { unifiedAuthController } from "./unified-auth.ts";
@@ -167,7 +164,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     recorder: (component) => eventRecorder(opts.client, component, { now, log: opts.log }),
     log: opts.log,
     now,
-    options: { ...DEFAULT_CONTROLLER_OPTIONS, ...opts.options },
+    options: controllerOptions(opts.options),
     interpreter: new Interpreter(nativeInterpreter),
   };
   const closeInterpreter = configureInterpreter(informers, ctx.interpreter, opts.log);

@@ -8,9 +8,9 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import type { MemberConnection } from "../cluster/connections.ts";
 import type { Logger } from "../log.ts";
 import { Informer } from "../runtime/informer.ts";
-import type { MemberConnection } from "./context.ts";
 
 const pick = <T extends object>(from: T, keys: readonly string[]): Partial<T> => {
   const out: Record<string, unknown> = {};
@@ -39,7 +39,7 @@ export function trimPod(pod: StoredObject): StoredObject {
   return {
     apiVersion: pod.apiVersion,
     kind: pod.kind,
-    metadata: pick(pod.metadata, META),
+    metadata: pick(pod.metadata, META) as StoredObject["metadata"],
     spec: {
       ...pick(spec, ["nodeName", "overhead"]),
       ...(spec.containers !== undefined ? { containers: requestsOnly(spec.containers) } : {}),
@@ -55,7 +55,7 @@ export function trimNode(node: StoredObject): StoredObject {
   return {
     apiVersion: node.apiVersion,
     kind: node.kind,
-    metadata: pick(node.metadata, [...META, "labels"]),
+    metadata: pick(node.metadata, [...META, "labels"]) as StoredObject["metadata"],
     status: pick(status, ["allocatable", "conditions"]),
   };
 }

@@ -11,14 +11,15 @@ import { ANNOTATION, executionSpace, isReservedNamespace, LABEL, workName } from
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject, OverrideSpec } from "../karmada/types.ts";
 import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
+import { parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 import { createOrUpdateWork, workManifest } from "./work.ts";
 
 const SKIPPED = /^kube-.*$/;
 
 export function shouldPropagateNamespace(ns: StoredObject): boolean {
-  const name = ns.metadata.name!;
+  const name = ns.metadata.name;
   if (isReservedNamespace(name) || name === "default" || SKIPPED.test(name)) return false;
   return ns.metadata.labels?.[LABEL.skipAutoPropagation]?.toLowerCase() !== "true";
 }
@@ -30,8 +31,8 @@ export function namespaceController(ctx: ControllerContext): Controller {
   const cops = ctx.informers.informer(KARMADA.clusterOverridePolicies);
 
   async function ensureWork(ns: StoredObject, cluster: ClusterObject): Promise<void> {
-    const wns = executionSpace(cluster.metadata.name!);
-    const wname = workName("Namespace", ns.metadata.name!);
+    const wns = executionSpace(cluster.metadata.name);
+    const wname = workName("Namespace", ns.metadata.name);
     const existing = works.get(wns, wname);
     const overridden = applyOverrides(structuredClone(ns) as KubeObject, cluster, {
       cluster: cops.list() as unknown as Array<{ metadata: { name: string }; spec: OverrideSpec }>,
@@ -43,7 +44,7 @@ export function namespaceController(ctx: ControllerContext): Controller {
     meta.labels = { ...meta.labels, [LABEL.managed]: "true" };
     meta.annotations = {
       ...meta.annotations,
-      [ANNOTATION.templateUid]: ns.metadata.uid!,
+      [ANNOTATION.templateUid]: ns.metadata.uid,
       [ANNOTATION.workName]: wname,
       [ANNOTATION.workNamespace]: wns,
     };
@@ -55,8 +56,8 @@ export function namespaceController(ctx: ControllerContext): Controller {
     const owner = {
       apiVersion: "v1",
       kind: "Namespace",
-      name: ns.metadata.name!,
-      uid: ns.metadata.uid!,
+      name: ns.metadata.name,
+      uid: ns.metadata.uid,
       controller: true,
       blockOwnerDeletion: true,
     };
@@ -71,9 +72,10 @@ export function namespaceController(ctx: ControllerContext): Controller {
     });
   }
 
-  async function reconcile(name: string): Promise<ReconcileResult> {
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const { name } = parseObjectKey(key);
     const ns = namespaces.get(undefined, name);
-    if (!ns || ns.metadata.deletionTimestamp || !shouldPropagateNamespace(ns)) return undefined;
+    if (!ns || ns.metadata.deletionTimestamp || !shouldPropagateNamespace(ns)) return done;
     const errors: string[] = [];
     await Promise.all(
       (clusters.list() as ClusterObject[])
@@ -87,10 +89,10 @@ export function namespaceController(ctx: ControllerContext): Controller {
         ),
     );
     if (errors.length > 0) throw new Error(errors.join("; "));
-    return undefined;
+    return done;
   }
 
-  const all = () => namespaces.list().map((n) => n.metadata.name!);
+  const all = () => namespaces.list().map((n) => n.metadata.name);
   return {
     name: "namespace",
     for: namespaces,

@@ -11,7 +11,7 @@ import { nativeInterpreter } from "../interpreter/native/index.ts";
 import type { BindingSpec } from "../karmada/types.ts";
 import { expectedClusters } from "./binding.ts";
 import { aggregatedItems, fullyApplied } from "./binding-status.ts";
-import { changedByKarmada } from "./detector.ts";
+import { changedByKarmada } from "./detector/index.ts";
 import { desiredOver } from "./execution.ts";
 import { shouldPropagateNamespace } from "./namespace.ts";
 import { schedulable } from "./scheduler.ts";
@@ -26,7 +26,7 @@ const resource = {
 const binding = (spec: Partial<BindingSpec>): StoredObject & { spec: BindingSpec } => ({
   apiVersion: "work.karmada.io/v1alpha2",
   kind: "ResourceBinding",
-  metadata: { name: "nginx-deployment", namespace: "default" },
+  metadata: { name: "nginx-deployment", namespace: "default", uid: "uid-nginx-deployment" },
   spec: { resource, ...spec },
 });
 const work = (cluster: string, status?: Record<string, unknown>, deleting = false): StoredObject => ({
@@ -35,6 +35,7 @@ const work = (cluster: string, status?: Record<string, unknown>, deleting = fals
   metadata: {
     name: "nginx-687f7fb96f",
     namespace: `karmada-es-${cluster}`,
+    uid: `uid-work-${cluster}`,
     ...(deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
   },
   spec: {
@@ -136,6 +137,7 @@ describe("desiredOver (what the execution controller sends over a member object)
       metadata: {
         name: "c",
         namespace: "default",
+        uid: "uid-c",
         resourceVersion: "42",
         finalizers: ["x/y"],
         labels: { a: "0", old: "gone", theirs: "kept", "karmada.io/managed": "true" },
@@ -163,7 +165,7 @@ describe("namespaces auto-propagated", () => {
   const ns = (name: string, labels?: Record<string, string>): StoredObject => ({
     apiVersion: "v1",
     kind: "Namespace",
-    metadata: { name, ...(labels ? { labels } : {}) },
+    metadata: { name, uid: `uid-${name}`, ...(labels ? { labels } : {}) },
   });
   const cases: Array<[StoredObject, boolean]> = [
     [ns("demo"), true],
@@ -183,7 +185,7 @@ describe("which bindings the scheduler takes", () => {
   const b = (labels: Record<string, string>, spec: Record<string, unknown> = {}): StoredObject => ({
     apiVersion: "work.karmada.io/v1alpha2",
     kind: "ResourceBinding",
-    metadata: { name: "x", namespace: "d", labels },
+    metadata: { name: "x", namespace: "d", uid: "uid-x", labels },
     spec: { resource, ...spec },
   });
   it("claimed by a policy or managed by a producer, our scheduler, not suspended", () => {
@@ -209,7 +211,7 @@ describe("changedByKarmada (upstream's ResourceChangeByKarmada)", () => {
   ): StoredObject => ({
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: "d", namespace: "default", generation: 1, resourceVersion: "5", ...meta },
+    metadata: { name: "d", namespace: "default", uid: "uid-d", generation: 1, resourceVersion: "5", ...meta },
     spec,
   });
   const cases: Array<[string, StoredObject, boolean]> = [

@@ -10,24 +10,30 @@
 
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import { type Binding, bindingResource } from "../karmada/bindings.ts";
 import { ANNOTATION, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import { templateRef } from "../karmada/template-ref.ts";
 import type { BindingSpec, ClusterObject, TargetCluster } from "../karmada/types.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
+import {
+  type Condition,
+  type ConditionUpdate,
+  isConditionTrue,
+  setCondition,
+} from "../machinery/conditions.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { commit } from "../runtime/commit.ts";
+import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
+import { objectKey, parseObjectKey } from "../runtime/keys.ts";
 import { EXPLANATION_ANNOTATION, explanationText } from "../scheduler/core/explanation.ts";
 import { apiFilteredOut, needsScheduling } from "../scheduler/core/needs-scheduling.ts";
 import { schedule } from "../scheduler/core/schedule.ts";
 import { ScheduleError, type ScheduleExplanation } from "../scheduler/core/types.ts";
-import { type Condition, setCondition } from "./cluster-status.ts";
 import type { ControllerContext } from "./context.ts";
 
 export const SCHEDULER_NAME = "default-scheduler";
 export { EXPLANATION_ANNOTATION };
-
-type Binding = StoredObject & { spec: BindingSpec };
 
 /** Whether this scheduler takes the binding (upstream's binding filter). */
 export function schedulable(binding: StoredObject): boolean {
@@ -42,7 +48,7 @@ export function schedulable(binding: StoredObject): boolean {
 function onlyPlacementResultChanged(old: StoredObject, obj: StoredObject): boolean {
   const { clusters: _a, ...before } = (old.spec ?? {}) as Record<string, unknown>;
   const { clusters: _b, ...after } = (obj.spec ?? {}) as Record<string, unknown>;
-  return jsonEqual(before, after);
+  return deepEqual(before, after);
 }
 
 function explained(e: ScheduleExplanation): string {
@@ -57,7 +63,7 @@ function scheduled(b: StoredObject): boolean {
   const conditions = (
     isObject(b.status) && Array.isArray(b.status.conditions) ? b.status.conditions : []
   ) as Condition[];
-  return conditions.some((c) => c.type === "Scheduled" && c.status === "True");
+  return isConditionTrue(conditions, "Scheduled");
 }
 
 const resultText = (clusters: readonly TargetCluster[]): string =>
@@ -65,31 +71,47 @@ const resultText = (clusters: readonly TargetCluster[]): string =>
 
 export function schedulerController(ctx: ControllerContext, clusterScoped: boolean): Controller {
   const events = ctx.recorder(SCHEDULER_NAME);
-  const ref = clusterScoped ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
+  const ref = bindingResource(clusterScoped);
   const bindings = ctx.informers.informer(ref);
   const clusters = ctx.informers.informer(RESOURCES.clusters);
 
+  /** The binding with its status edited by `edit` (on a copy), committed. */
+  async function commitStatus(binding: StoredObject, edit: (status: Record<string, unknown>) => void) {
+    const next = structuredClone(binding);
+    const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
+    edit(status);
+    next.status = status;
+    await commit(ctx.client, ref, binding, next);
+  }
+
+  /** The Scheduled condition and the fields that go with it, written over the binding as its placement left it. */
   async function writeStatus(
-    binding: Binding,
-    condition: Omit<Condition, "lastTransitionTime">,
+    binding: StoredObject,
+    condition: ConditionUpdate,
     extra: Record<string, unknown>,
-  ) {
-    const status = isObject(binding.status) ? binding.status : {};
-    const conditions = setCondition(
-      (Array.isArray(status.conditions) ? status.conditions : []) as Condition[],
-      condition,
-      rfc3339(ctx.now()),
-    );
-    const next = { ...status, ...extra, conditions };
-    if (jsonEqual(next, status)) return;
-    await ctx.client.patch(
-      ref,
-      binding.metadata.namespace,
-      binding.metadata.name!,
-      "merge",
-      { status: next },
-      { subresource: "status" },
-    );
+  ): Promise<void> {
+    await commitStatus(binding, (status) => {
+      Object.assign(status, extra);
+      const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
+      setCondition(conditions, condition, rfc3339(ctx.now()));
+      status.conditions = conditions;
+    });
+  }
+
+  /**
+   * Writes the placement part of a decision (annotations, and `spec.clusters` when `clusters`
+   * is given: null clears it); returns the binding as written, undefined when it is gone.
+   */
+  async function writePlacement(
+    binding: Binding,
+    annotations: Record<string, string>,
+    clusters?: TargetCluster[] | null,
+  ): Promise<StoredObject | undefined> {
+    const next = structuredClone(binding);
+    next.metadata.annotations = { ...next.metadata.annotations, ...annotations };
+    if (clusters === null) delete next.spec.clusters;
+    else if (clusters !== undefined) next.spec.clusters = clusters;
+    return commit(ctx.client, ref, binding, next);
   }
 
   function explanationJson(e: ScheduleExplanation): string {
@@ -97,26 +119,17 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {
-    const [ns, name] = key.includes("/") ? (key.split("/") as [string, string]) : [undefined, key];
+    const { namespace: ns, name } = parseObjectKey(key);
     const binding = bindings.get(ns, name) as Binding | undefined;
-    if (!binding || binding.metadata.deletionTimestamp || !schedulable(binding)) return undefined;
+    if (!binding || binding.metadata.deletionTimestamp || !schedulable(binding)) return done;
     const all = clusters.list() as ClusterObject[];
     const status = (isObject(binding.status) ? binding.status : {}) as Record<string, unknown>;
     const trigger = needsScheduling(binding as never, all);
     if (!trigger) {
-      if (status.schedulerObservedGeneration !== binding.metadata.generation) {
-        await ctx.client.patch(
-          ref,
-          ns,
-          name,
-          "merge",
-          { status: { schedulerObservedGeneration: binding.metadata.generation } },
-          {
-            subresource: "status",
-          },
-        );
-      }
-      return undefined;
+      await commitStatus(binding, (s) => {
+        s.schedulerObservedGeneration = binding.metadata.generation;
+      });
+      return done;
     }
     const template = templateRef(binding);
     /** Upstream's event for each clusterAffinities term that did not fit before the next was tried. */
@@ -139,17 +152,18 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         clusters: all,
         options: ctx.options.schedule,
       });
-      const updated = await ctx.client.patch(ref, ns, name, "merge", {
-        metadata: {
-          annotations: {
-            [ANNOTATION.appliedPlacement]: JSON.stringify(binding.spec.placement ?? {}),
-            [EXPLANATION_ANNOTATION]: explanationJson(result.explanation),
-          },
+      // The status follows the placement's write: it records the generation that write made.
+      const updated = await writePlacement(
+        binding,
+        {
+          [ANNOTATION.appliedPlacement]: JSON.stringify(binding.spec.placement ?? {}),
+          [EXPLANATION_ANNOTATION]: explanationJson(result.explanation),
         },
-        spec: { clusters: result.clusters },
-      });
+        result.clusters,
+      );
+      if (!updated) return done;
       await writeStatus(
-        updated as Binding,
+        updated,
         {
           type: "Scheduled",
           status: "True",
@@ -168,22 +182,22 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       events.event(template, "Normal", "ScheduleBindingSucceed", message);
       // Beyond upstream: why these clusters, readable in `kubectl describe` (the annotation has it all).
       events.event(binding, "Normal", "ScheduleExplanation", explained(result.explanation));
-      return undefined;
+      return done;
     } catch (err) {
       if (!(err instanceof ScheduleError)) throw err;
       termFailed(err.explanation);
-      const patch: Record<string, unknown> = {
-        metadata: { annotations: { [EXPLANATION_ANNOTATION]: explanationJson(err.explanation) } },
-      };
+      const annotations = { [EXPLANATION_ANNOTATION]: explanationJson(err.explanation) };
       // A no-fit clears the placement, as upstream: the Works go.
-      if (err.clearsClusters) {
-        patch.spec = { clusters: null };
-        (patch.metadata as { annotations: Record<string, string> }).annotations[ANNOTATION.appliedPlacement] =
-          JSON.stringify(binding.spec.placement ?? {});
-      }
-      const updated = await ctx.client.patch(ref, ns, name, "merge", patch);
+      const updated = err.clearsClusters
+        ? await writePlacement(
+            binding,
+            { ...annotations, [ANNOTATION.appliedPlacement]: JSON.stringify(binding.spec.placement ?? {}) },
+            null,
+          )
+        : await writePlacement(binding, annotations);
+      if (!updated) return done;
       await writeStatus(
-        updated as Binding,
+        updated,
         { type: "Scheduled", status: "False", reason: err.reason, message: err.message },
         {},
       );
@@ -196,7 +210,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       );
       events.event(template, "Warning", "ScheduleBindingFailed", err.message);
       // Fit errors wait for a cluster change; others are retried with backoff.
-      if (err.reason === "NoClusterFit") return undefined;
+      if (err.reason === "NoClusterFit") return done;
       throw err;
     }
   }
@@ -212,7 +226,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         if (placement?.clusterAffinities?.length) return true;
         return clusterMatches(c as ClusterObject, placement?.clusterAffinity);
       })
-      .map((b) => (b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!));
+      .map(objectKey);
 
   return {
     name: clusterScoped ? "scheduler-crb" : "scheduler-rb",
@@ -231,7 +245,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         informer: clusters,
         updateFilter: (old, obj) =>
           old.metadata.generation !== obj.metadata.generation ||
-          !jsonEqual(old.metadata.labels, obj.metadata.labels) ||
+          !deepEqual(old.metadata.labels, obj.metadata.labels) ||
           old.metadata.deletionTimestamp !== obj.metadata.deletionTimestamp,
         map: affected,
       },
@@ -242,7 +256,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         // spec change.
         informer: clusters,
         updateFilter: (old, obj) =>
-          !jsonEqual(
+          !deepEqual(
             (old.status as { apiEnablements?: unknown } | undefined)?.apiEnablements,
             (obj.status as { apiEnablements?: unknown } | undefined)?.apiEnablements,
           ),
@@ -252,11 +266,9 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
             .filter(
               (b) =>
                 schedulable(b) &&
-                (!scheduled(b) || apiFilteredOut(b.metadata.annotations).has(c.metadata.name!)),
+                (!scheduled(b) || apiFilteredOut(b.metadata.annotations).has(c.metadata.name)),
             )
-            .map((b) =>
-              b.metadata.namespace ? `${b.metadata.namespace}/${b.metadata.name}` : b.metadata.name!,
-            ),
+            .map(objectKey),
       },
     ],
     reconcile: (_rctx, key) => reconcile(key),

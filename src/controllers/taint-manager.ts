@@ -34,6 +34,7 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
+import type { Binding } from "../karmada/bindings.ts";
 import {
   evictCluster,
   preservedState,
@@ -43,9 +44,17 @@ import {
 import { ANNOTATION } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { AggregatedStatusItem, BindingSpec, Placement, Taint, Toleration } from "../karmada/types.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { deepEqual } from "../machinery/equality.ts";
+import { taintToString, tolerates } from "../machinery/tolerations.ts";
+import {
+  type Controller,
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+  requeueAfter,
+} from "../runtime/controller.ts";
+import { tupleKey } from "../runtime/keys.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
-import { taintToString, tolerates } from "../scheduler/core/tolerations.ts";
 import type { ControllerContext } from "./context.ts";
 import { writeEviction } from "./eviction.ts";
 
@@ -160,8 +169,6 @@ export function evictionPacer(ratePerSecond: number): { take(now: number): numbe
   };
 }
 
-type Binding = StoredObject & { spec: BindingSpec };
-
 function targetsOf(obj: StoredObject): string[] {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const clusters = Array.isArray(spec.clusters) ? spec.clusters : [];
@@ -173,15 +180,13 @@ function taintsOf(cluster: StoredObject | undefined): Taint[] {
   return Array.isArray(spec.taints) ? (spec.taints as Taint[]) : [];
 }
 
-const objectKey = (obj: StoredObject): string =>
-  obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name!;
+type BindingKind = "rb" | "crb";
 
-/** Keys are `rb|<cluster>|<namespace>/<name>` and `crb|<cluster>|<name>`. */
-function parseKey(key: string): { kind: "rb" | "crb"; cluster: string; binding: string } | undefined {
-  const [kind, cluster, binding] = key.split("|");
-  if ((kind !== "rb" && kind !== "crb") || !cluster || !binding) return undefined;
-  return { kind, cluster, binding };
-}
+/** A key names a (cluster, binding) pair: the binding by kind (`rb`, `crb`), namespace and name. */
+const pairKeys = tupleKey(["kind", "cluster", "namespace", "name"]);
+
+const pairKey = (kind: BindingKind, cluster: string, binding: StoredObject): string =>
+  pairKeys.encode({ kind, cluster, namespace: binding.metadata.namespace, name: binding.metadata.name });
 
 export function taintManagerController(ctx: ControllerContext): Controller {
   // The same index as the cluster controller's (the name shares it): bindings by target cluster.
@@ -194,12 +199,16 @@ export function taintManagerController(ctx: ControllerContext): Controller {
   const shadow = ctx.options.failoverShadowMode;
   /** Shadow mode: the pairs whose would-be eviction is recorded already (one event each). */
   const shadowed = new Set<string>();
-  const log = ctx.log.child({ controller: TAINT_MANAGER });
 
   const tainted = (name: string): boolean =>
     noExecuteTaints(taintsOf(clusters.get(undefined, name))).length > 0;
 
-  async function evict(key: string, kind: "rb" | "crb", binding: Binding, cluster: string): Promise<void> {
+  async function evict(
+    rc: ReconcileContext,
+    kind: BindingKind,
+    binding: Binding,
+    cluster: string,
+  ): Promise<void> {
     const features = ctx.options.features;
     const before = (binding.spec.clusters ?? []).map((c) => c.name);
     const next = evictCluster(binding.spec, cluster, {
@@ -222,14 +231,15 @@ export function taintManagerController(ctx: ControllerContext): Controller {
     if (!next) return;
     const ref = kind === "crb" ? KARMADA.clusterResourceBindings : KARMADA.resourceBindings;
     await writeEviction(ctx, events, ref, binding, next, [cluster]);
-    log.info("evicted the binding from a tainted cluster", { key, cluster });
+    rc.log.info("evicted the binding from a tainted cluster", { cluster });
   }
 
-  async function reconcile(key: string): Promise<ReconcileResult> {
-    const parsed = parseKey(key);
-    if (!parsed) return undefined;
-    const { kind, cluster } = parsed;
-    const binding = (kind === "crb" ? crbs : rbs).getByKey(parsed.binding) as Binding | undefined;
+  async function reconcile(rc: ReconcileContext, key: string): Promise<ReconcileResult> {
+    const parsed = pairKeys.parse(key);
+    const { cluster, namespace, name } = parsed;
+    if ((parsed.kind !== "rb" && parsed.kind !== "crb") || !cluster || !name) return done;
+    const kind: BindingKind = parsed.kind;
+    const binding = (kind === "crb" ? crbs : rbs).get(namespace, name) as Binding | undefined;
     const relevant =
       binding !== undefined &&
       !binding.metadata.deletionTimestamp &&
@@ -244,37 +254,37 @@ export function taintManagerController(ctx: ControllerContext): Controller {
       : { evict: false };
     if (!decision.evict) {
       shadowed.delete(key);
-      return decision.recheckAfterMs !== undefined ? { requeueAfterMs: decision.recheckAfterMs } : undefined;
+      return decision.recheckAfterMs !== undefined ? requeueAfter(decision.recheckAfterMs) : done;
     }
     const target = binding!;
     if (shadow) {
-      if (shadowed.has(key)) return undefined;
+      if (shadowed.has(key)) return done;
       shadowed.add(key);
-      log.info("shadow mode: would evict the binding from a tainted cluster", { key, cluster });
+      rc.log.info("shadow mode: would evict the binding from a tainted cluster", { cluster });
       events.event(
         target,
         "Normal",
         "EvictionShadowed",
         `Would evict from cluster ${cluster} (failover shadow mode): ${decision.why}.`,
       );
-      return undefined;
+      return done;
     }
     const wait = pacer.take(ctx.now());
-    if (wait > 0) return { requeueAfterMs: wait };
-    await evict(key, kind, target, cluster);
-    return undefined;
+    if (wait > 0) return requeueAfter(wait);
+    await evict(rc, kind, target, cluster);
+    return done;
   }
 
-  const pairs = (kind: "rb" | "crb") => (binding: StoredObject) =>
+  const pairs = (kind: BindingKind) => (binding: StoredObject) =>
     targetsOf(binding)
       .filter(tainted)
-      .map((cluster) => `${kind}|${cluster}|${objectKey(binding)}`);
+      .map((cluster) => pairKey(kind, cluster, binding));
   const bindingsOn = (cluster: StoredObject): string[] => {
-    const name = cluster.metadata.name!;
+    const name = cluster.metadata.name;
     if (noExecuteTaints(taintsOf(cluster)).length === 0) return [];
     return [
-      ...rbs.byIndex("byCluster", name).map((b) => `rb|${name}|${objectKey(b)}`),
-      ...crbs.byIndex("byCluster", name).map((b) => `crb|${name}|${objectKey(b)}`),
+      ...rbs.byIndex("byCluster", name).map((b) => pairKey("rb", name, b)),
+      ...crbs.byIndex("byCluster", name).map((b) => pairKey("crb", name, b)),
     ];
   };
   // What the decision reads: targets (generation), the applied placement, deletion.
@@ -291,12 +301,12 @@ export function taintManagerController(ctx: ControllerContext): Controller {
     watches: [
       {
         informer: clusters,
-        updateFilter: (old, obj) => JSON.stringify(taintsOf(old)) !== JSON.stringify(taintsOf(obj)),
+        updateFilter: (old, obj) => !deepEqual(taintsOf(old), taintsOf(obj)),
         map: bindingsOn,
       },
       { informer: rbs, map: pairs("rb"), updateFilter: bindingChanged },
       { informer: crbs, map: pairs("crb"), updateFilter: bindingChanged },
     ],
-    reconcile: (_rctx, key) => reconcile(key),
+    reconcile,
   };
 }

@@ -6,7 +6,7 @@ const role = (rules: unknown[]): StoredObject =>
   ({
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",
-    metadata: { name: "r" },
+    metadata: { name: "r", uid: "uid-r" },
     rules,
   }) as StoredObject;
 

@@ -14,7 +14,9 @@ import { IMPERSONATOR_SA, SYSTEM_LABEL } from "../cluster/register.ts";
 import { ANNOTATION, executionSpace, LABEL, workName } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { deepEqual } from "../machinery/equality.ts";
+import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
+import { objectKeys } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 import { createOrUpdateWork, workManifest } from "./work.ts";
 
@@ -69,11 +71,12 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
   const bindings = ctx.informers.informer(RESOURCES.clusterrolebindings);
   const works = ctx.informers.informer(KARMADA.works);
 
-  const allClusters = (): string[] => clusters.keys();
   const clustersOfRole = (role: StoredObject | undefined): string[] => {
     if (!role) return [];
     const which = proxiedClusters(role);
-    return which === "all" ? allClusters() : which;
+    return which === "all"
+      ? clusters.keys()
+      : which.map((name) => objectKeys.encode({ namespace: undefined, name }));
   };
   const roleOf = (binding: StoredObject): StoredObject | undefined => {
     const ref = binding.roleRef as { kind?: string; name?: string } | undefined;
@@ -88,7 +91,7 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
           const which = proxiedClusters(r);
           return which === "all" || which.includes(cluster);
         })
-        .map((r) => r.metadata.name!),
+        .map((r) => r.metadata.name),
     );
     const subjects: Subject[] = [];
     for (const b of bindings.list()) {
@@ -100,7 +103,7 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
   }
 
   async function writeWork(cluster: ClusterObject, manifest: KubeObject): Promise<void> {
-    const namespace = executionSpace(cluster.metadata.name!);
+    const namespace = executionSpace(cluster.metadata.name);
     const name = workName(manifest.kind!, manifest.metadata!.name!);
     const existing = works.get(namespace, name);
     if (existing?.metadata.deletionTimestamp) return;
@@ -116,8 +119,8 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
         {
           apiVersion: "cluster.karmada.io/v1alpha1",
           kind: "Cluster",
-          name: cluster.metadata.name!,
-          uid: cluster.metadata.uid!,
+          name: cluster.metadata.name,
+          uid: cluster.metadata.uid,
           controller: true,
           blockOwnerDeletion: true,
         },
@@ -126,12 +129,13 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
     });
   }
 
-  async function reconcile(name: string): Promise<ReconcileResult> {
-    const cluster = clusters.get(undefined, name) as ClusterObject | undefined;
-    if (!cluster || cluster.metadata.deletionTimestamp) return undefined;
+  async function reconcile(key: string): Promise<ReconcileResult> {
+    const cluster = clusters.getByKey(key) as ClusterObject | undefined;
+    if (!cluster || cluster.metadata.deletionTimestamp) return done;
+    const name = cluster.metadata.name;
     const ref = cluster.spec?.impersonatorSecretRef as { namespace?: string } | undefined;
     // Without an impersonator the cluster cannot be proxied; upstream logs "unified auth is disabled".
-    if (!ref) return undefined;
+    if (!ref) return done;
     const labels = { [SYSTEM_LABEL]: "true" };
     await writeWork(cluster, {
       apiVersion: "rbac.authorization.k8s.io/v1",
@@ -146,7 +150,7 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: IMPERSONATOR_ROLE },
       subjects: [{ kind: "ServiceAccount", name: IMPERSONATOR_SA, namespace: ref.namespace ?? "" }],
     });
-    return undefined;
+    return done;
   }
 
   return {
@@ -154,8 +158,10 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
     for: clusters,
     // Upstream reacts to a Cluster's creation only; a new impersonator secret ref counts too here.
     updateFilter: (old, obj) =>
-      JSON.stringify((old.spec as ClusterObject["spec"])?.impersonatorSecretRef) !==
-      JSON.stringify((obj.spec as ClusterObject["spec"])?.impersonatorSecretRef),
+      !deepEqual(
+        (old.spec as ClusterObject["spec"])?.impersonatorSecretRef,
+        (obj.spec as ClusterObject["spec"])?.impersonatorSecretRef,
+      ),
     watches: [
       { informer: roles, map: clustersOfRole, coalesceMs: 200 },
       { informer: bindings, map: (b) => clustersOfRole(roleOf(b)), coalesceMs: 200 },

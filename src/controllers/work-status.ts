@@ -12,8 +12,17 @@ import type { Health } from "../interpreter/types.ts";
 import { clusterOfExecutionSpace, executionSpace } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import type { Logger } from "../log.ts";
+import { deepEqual } from "../machinery/equality.ts";
+import { commit } from "../runtime/commit.ts";
+import {
+  type Controller,
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+  requeueAfter,
+} from "../runtime/controller.ts";
+import { objectKey, parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 import { isClusterReady, manifestsOf, servesCluster } from "./execution.ts";
 
@@ -57,6 +66,7 @@ export function workStatusController(
   let unsubscribe: () => void = () => {};
 
   async function statusOf(
+    log: Logger,
     observed: StoredObject,
   ): Promise<{ status?: Record<string, unknown>; health: Health }> {
     let reflected: Record<string, unknown> | null | undefined;
@@ -65,7 +75,7 @@ export function workStatusController(
     } catch (err) {
       // Upstream retries forever here (e.g. a member object without the template-generation
       // annotation); we record the health and leave the status out until it can be read.
-      ctx.log.debug("work-status: status not reflected", {
+      log.debug("status not reflected", {
         name: observed.metadata.name,
         err: (err as Error).message,
       });
@@ -86,15 +96,15 @@ export function workStatusController(
     return { ...(status && Object.keys(status).length > 0 ? { status } : {}), health };
   }
 
-  async function reconcile(key: string): Promise<ReconcileResult> {
-    const [ns, name] = key.split("/") as [string, string];
+  async function reconcile(rctx: ReconcileContext, key: string): Promise<ReconcileResult> {
+    const { namespace: ns, name } = parseObjectKey(key);
     const clusterName = clusterOfExecutionSpace(ns);
-    if (!clusterName) return undefined;
+    if (!clusterName) return done;
     const work = works.get(ns, name);
     const cluster = clusters.get(undefined, clusterName) as ClusterObject | undefined;
     if (!work || work.metadata.deletionTimestamp || !cluster || !servesCluster(cluster, agent.pullCluster))
-      return undefined;
-    if (!isClusterReady(cluster)) return undefined;
+      return done;
+    if (!isClusterReady(cluster)) return done;
     const manifestStatuses: unknown[] = [];
     let waiting = false;
     for (const [ordinal, m] of manifestsOf(work).entries()) {
@@ -110,16 +120,19 @@ export function workStatusController(
       if (!observed) continue;
       manifestStatuses.push({
         identifier: identifierOf(m, ordinal, watch.ref.resource),
-        ...(await statusOf(observed)),
+        ...(await statusOf(rctx.log, observed)),
       });
     }
-    if (waiting) return { requeueAfterMs: 200 };
+    if (waiting) return requeueAfter(200);
     const status = isObject(work.status) ? work.status : {};
-    if (jsonEqual(status.manifestStatuses ?? [], manifestStatuses)) return undefined;
-    const next = { ...status, manifestStatuses };
-    if (manifestStatuses.length === 0) delete (next as Record<string, unknown>).manifestStatuses;
-    await ctx.client.updateStatus(KARMADA.works, { ...work, status: next });
-    return undefined;
+    if (deepEqual(status.manifestStatuses ?? [], manifestStatuses)) return done;
+    const next = structuredClone(work);
+    const nextStatus: Record<string, unknown> = isObject(next.status) ? next.status : {};
+    if (manifestStatuses.length > 0) nextStatus.manifestStatuses = manifestStatuses;
+    else delete nextStatus.manifestStatuses;
+    next.status = nextStatus;
+    await commit(ctx.client, KARMADA.works, work, next);
+    return done;
   }
 
   return {
@@ -130,20 +143,20 @@ export function workStatusController(
       _enqueue = add;
       // A member object moves through several states quickly (a rollout): one Work write per burst.
       unsubscribe = ctx.memberWatches.subscribe((workKey) => addCoalesced(workKey, STATUS_COALESCE_MS));
-      clusters.addHandler({ onDelete: (c) => ctx.memberWatches.stopCluster(c.metadata.name!) });
+      clusters.addHandler({ onDelete: (c) => ctx.memberWatches.stopCluster(c.metadata.name) });
       // Status and health read differently under a new or edited customization.
       interpreter.onChange((kinds) => {
         for (const work of works.list()) {
           const affected = manifestsOf(work).some(
             (m) => kinds === "all" || kinds.has(`${m.apiVersion}|${m.kind}`),
           );
-          if (affected) addCoalesced(`${work.metadata.namespace}/${work.metadata.name}`, STATUS_COALESCE_MS);
+          if (affected) addCoalesced(objectKey(work), STATUS_COALESCE_MS);
         }
       });
     },
     stop() {
       unsubscribe();
     },
-    reconcile: (_rctx, key) => reconcile(key),
+    reconcile,
   };
 }

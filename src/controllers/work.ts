@@ -10,7 +10,7 @@ import type { KubeObject, OwnerReference, StoredObject } from "../api/meta.ts";
 import { prune } from "../interpreter/native/prune.ts";
 import { ANNOTATION, FINALIZER } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
-import { jsonEqual } from "../machinery/merge-patch.ts";
+import { deepEqual } from "../machinery/equality.ts";
 import type { ControllerContext } from "./context.ts";
 
 /**
@@ -71,6 +71,6 @@ export async function createOrUpdateWork(
     },
     spec: work.spec,
   };
-  if (jsonEqual(next.metadata, existing.metadata) && jsonEqual(next.spec, existing.spec)) return;
+  if (deepEqual(next.metadata, existing.metadata) && deepEqual(next.spec, existing.spec)) return;
   await ctx.client.update(KARMADA.works, next);
 }

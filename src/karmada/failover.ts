@@ -126,20 +126,3 @@ export function labelsToInject(
   const state = last.preservedLabelState;
   return state && Object.keys(state).length > 0 ? state : undefined;
 }
-
-/**
- * The merge patch that writes an eviction (`evictCluster`'s result) under an optimistic lock:
- * a binding changed meanwhile is decided again from the newer copy.
- */
-export function evictionPatch(
-  resourceVersion: string | undefined,
-  next: Pick<BindingSpec, "clusters" | "gracefulEvictionTasks">,
-): Record<string, unknown> {
-  return {
-    metadata: { resourceVersion },
-    spec: {
-      clusters: next.clusters && next.clusters.length > 0 ? next.clusters : null,
-      gracefulEvictionTasks: next.gracefulEvictionTasks,
-    },
-  };
-}

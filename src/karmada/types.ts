@@ -5,26 +5,14 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import type { LabelSelector } from "../machinery/labels.ts";
+import type { Taint, Toleration } from "../machinery/tolerations.ts";
+
+export type { Taint, Toleration };
 
 export interface NodeSelectorRequirement {
   key: string;
   operator: string;
   values?: string[];
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-  timeAdded?: string;
 }
 
 // ---- policy.karmada.io ----------------------------------------------------------------------

@@ -15,10 +15,17 @@ import { renderKubeconfig } from "../client/kubeconfig.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../karmada/rbac.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
 import { type CertificateAndKey, issueCertificate } from "../pki/x509.ts";
-import type { Controller, ReconcileResult } from "../runtime/controller.ts";
+import { addFinalizer, commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
+import {
+  type Controller,
+  done,
+  type ReconcileResult,
+  requeueAfter,
+  TerminalError,
+} from "../runtime/controller.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { Informer } from "../runtime/informer.ts";
-import { splitKey } from "../runtime/informer.ts";
+import { parseObjectKey } from "../runtime/keys.ts";
 import { instanceCertificates, type Pairs, pairsData, pairsFromData } from "./certs.ts";
 import {
   DISABLE_CASCADING_DELETION,
@@ -96,13 +103,14 @@ export function karmadaController(deps: {
     }
   };
 
-  const writeStatus = async (karmada: KarmadaObject, status: KarmadaObject["status"]): Promise<void> => {
-    const current = (await client.get(
-      KARMADAS,
-      karmada.metadata.namespace,
-      karmada.metadata.name,
-    )) as KarmadaObject;
-    await client.updateStatus(KARMADAS, { ...current, status: { ...current.status, ...status } });
+  /** Commits `status`'s fields over the current ones; the object as written, undefined when it is gone. */
+  const commitStatus = async (
+    karmada: KarmadaObject,
+    status: KarmadaObject["status"],
+  ): Promise<KarmadaObject | undefined> => {
+    const next = structuredClone(karmada);
+    next.status = { ...karmada.status, ...status };
+    return (await commit(client, KARMADAS, karmada, next)) as KarmadaObject | undefined;
   };
 
   /** The user's CA for the API server, from the Secret `customCertificate.apiServerCACert` names. */
@@ -220,7 +228,7 @@ export function karmadaController(deps: {
     const pdb = podDisruptionBudget(applied, settings);
     if (pdb) await apply(PDBS, pdb);
     else
-      await client.delete(PDBS, applied.metadata.namespace, applied.metadata.name!).catch((err) => {
+      await client.delete(PDBS, applied.metadata.namespace, applied.metadata.name).catch((err) => {
         if (!isNotFound(err)) throw err;
       });
     return applied;
@@ -341,33 +349,16 @@ export function karmadaController(deps: {
     }
   };
 
-  /** Adds the finalizer and the cascading-deletion label, writes the defaults back; true when the spec changed. */
-  const prepare = async (karmada: KarmadaObject): Promise<boolean> => {
+  /** Commits the finalizer, the cascading-deletion label and the defaults; the object as written. */
+  const prepare = async (karmada: KarmadaObject): Promise<KarmadaObject | undefined> => {
     const next = structuredClone(karmada);
-    const finalizers = next.metadata.finalizers ?? [];
-    if (!finalizers.includes(FINALIZER)) next.metadata.finalizers = [...finalizers, FINALIZER];
+    addFinalizer(next, FINALIZER);
     next.metadata.labels = { ...next.metadata.labels };
     next.metadata.labels[DISABLE_CASCADING_DELETION] ??= "false";
     next.spec = withDefaults(next.spec);
-    const specChanged = JSON.stringify(next.spec) !== JSON.stringify(karmada.spec);
-    if (specChanged || JSON.stringify(next.metadata) !== JSON.stringify(karmada.metadata))
-      await client.update(KARMADAS, next, { fieldManager: FIELD_MANAGER });
-    return specChanged;
-  };
-
-  const finish = async (karmada: KarmadaObject): Promise<void> => {
-    const finalizers = (karmada.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
-    await client.patch(
-      KARMADAS,
-      karmada.metadata.namespace,
-      karmada.metadata.name,
-      "json",
-      [
-        { op: "test", path: "/metadata/resourceVersion", value: karmada.metadata.resourceVersion },
-        { op: "replace", path: "/metadata/finalizers", value: finalizers },
-      ],
-      { fieldManager: FIELD_MANAGER },
-    );
+    return (await commit(client, KARMADAS, karmada, next, { fieldManager: FIELD_MANAGER })) as
+      | KarmadaObject
+      | undefined;
   };
 
   return {
@@ -379,50 +370,56 @@ export function karmadaController(deps: {
       (!old.metadata.deletionTimestamp && !!obj.metadata.deletionTimestamp),
     workers: 5,
     async reconcile(ctx, key): Promise<ReconcileResult> {
-      const { namespace, name } = splitKey(key);
-      const karmada = (await getOrUndefined(KARMADAS, namespace, name)) as KarmadaObject | undefined;
-      if (!karmada || karmada.spec?.suspend) return;
+      const { namespace, name } = parseObjectKey(key);
+      const karmada = deps.karmadas.get(namespace, name) as KarmadaObject | undefined;
+      if (!karmada || karmada.spec?.suspend) return done;
       if (karmada.metadata.deletionTimestamp) {
-        if (!karmada.metadata.finalizers?.includes(FINALIZER)) return;
+        if (!hasFinalizer(karmada, FINALIZER)) return done;
         const cascade = karmada.metadata.labels?.[DISABLE_CASCADING_DELETION];
         if (cascade === undefined || cascade === "false") await uninstall(karmada);
-        await finish(karmada);
+        const next = structuredClone(karmada);
+        removeFinalizer(next, FINALIZER);
+        await commit(client, KARMADAS, karmada, next, { fieldManager: FIELD_MANAGER });
         ctx.log.info("karmada instance removed");
-        return;
+        return done;
       }
-      if (await prepare(karmada)) return;
-      const current = (await client.get(KARMADAS, namespace, name)) as KarmadaObject;
+      let current = await prepare(karmada);
+      // A new spec (the defaults) comes back as a new generation, which is reconciled then.
+      if (!current || current.metadata.generation !== karmada.metadata.generation) return done;
       const errors = validateKarmada(current);
       if (errors.length > 0) {
         const message = `validation errors: [${errors.join(", ")}]`;
         deps.recorder.event(current, "Warning", "ValidationError", message);
-        await writeStatus(current, { conditions: condition("False", "ValidationError", message) });
-        return;
+        await commitStatus(current, { conditions: condition("False", "ValidationError", message) });
+        // Reported as the Ready condition and an event; only a new spec can help.
+        throw new TerminalError(message);
       }
       const ready = current.status?.conditions?.find((c) => c.type === "Ready");
-      if (ready?.reason !== "Progressing")
-        await writeStatus(current, {
+      if (ready?.reason !== "Progressing") {
+        current = await commitStatus(current, {
           conditions: condition("False", "Progressing", "karmada init job is in progressing"),
         });
+        if (!current) return done;
+      }
       try {
         await install(current);
       } catch (err) {
         if (err instanceof NotReadyYet) {
           ctx.log.debug("not ready yet", { why: err.message });
-          return { requeueAfterMs: PROGRESS_RECHECK_MS };
+          return requeueAfter(PROGRESS_RECHECK_MS);
         }
         if (isAlreadyExists(err)) throw err;
-        await writeStatus(current, { conditions: condition("False", "Failed", (err as Error).message) });
+        await commitStatus(current, { conditions: condition("False", "Failed", (err as Error).message) });
         throw err;
       }
       const names = instanceNames(name);
-      await writeStatus(current, {
+      await commitStatus(current, {
         conditions: condition("True", "Completed", "karmada init job is completed"),
         secretRef: { namespace: namespace!, name: names.adminConfig },
         apiServerService: { name: names.apiserver },
       });
       deps.recorder.event(current, "Normal", "Completed", "karmada init job is completed");
-      return;
+      return done;
     },
   };
 }

@@ -12,7 +12,7 @@ import { mergeExtraArgs } from "./manifests.ts";
 const karmada = (name: string, spec: KarmadaSpec): KarmadaObject => ({
   apiVersion: "operator.karmada.io/v1alpha1",
   kind: "Karmada",
-  metadata: { name, namespace: "ns" },
+  metadata: { name, namespace: "ns", uid: `uid-${name}` },
   spec,
 });
 

@@ -377,15 +377,15 @@ export function podDisruptionBudget(
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
     metadata: {
-      name: workload.metadata.name!,
+      name: workload.metadata.name,
       namespace: workload.metadata.namespace!,
       labels: tpl.metadata.labels,
       ownerReferences: [
         {
           apiVersion: workload.apiVersion,
           kind: workload.kind,
-          name: workload.metadata.name!,
-          uid: workload.metadata.uid!,
+          name: workload.metadata.name,
+          uid: workload.metadata.uid,
           controller: true,
           blockOwnerDeletion: true,
         },

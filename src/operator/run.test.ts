@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startTestApi, type TestApi } from "../apiserver/test-client.ts";
+import { startTestApi, type TestApi } from "../../test/support/api.ts";
 import { RESOURCES } from "../client/client.ts";
 import { LocalClient } from "../client/local.ts";
 import { silentLogger } from "../log.ts";

@@ -4,12 +4,12 @@
  * status says (cached, not Ready, the cache limit).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { StoredObject } from "../api/meta.ts";
+import type { NewObject, StoredObject } from "../api/meta.ts";
 import { ApiServer } from "../apiserver/server.ts";
 import type { ApiWatchEvent } from "../apiserver/verbs/watch.ts";
 import { RESOURCES } from "../client/client.ts";
 import { LocalClient } from "../client/local.ts";
-import type { MemberConnections } from "../controllers/context.ts";
+import type { MemberConnections } from "../cluster/connections.ts";
 import { silentLogger } from "../log.ts";
 import { MemoryStore } from "../storage/memory/store.ts";
 import { cachedGet, cachedList, cachedWatch, WatchRegistry } from "./cached-reads.ts";
@@ -68,13 +68,12 @@ function startView(maxBytes = 0): FleetView {
   return view;
 }
 
-const registry = (name: string): StoredObject =>
-  ({
-    apiVersion: "search.karmada.io/v1alpha1",
-    kind: "ResourceRegistry",
-    metadata: { name },
-    spec: { targetCluster: {}, resourceSelectors: [{ apiVersion: "v1", kind: "ConfigMap" }] },
-  }) as StoredObject;
+const registry = (name: string): NewObject => ({
+  apiVersion: "search.karmada.io/v1alpha1",
+  kind: "ResourceRegistry",
+  metadata: { name },
+  spec: { targetCluster: {}, resourceSelectors: [{ apiVersion: "v1", kind: "ConfigMap" }] },
+});
 
 beforeEach(async () => {
   controlPlane = await ApiServer.start({

@@ -9,15 +9,23 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES, type ResourceRef } from "../client/client.ts";
-import { type Condition, setCondition } from "../controllers/cluster-status.ts";
-import type { MemberConnections } from "../controllers/context.ts";
+import type { MemberConnections } from "../cluster/connections.ts";
 import { isClusterReady } from "../controllers/execution.ts";
 import type { ClusterAffinity, ClusterObject } from "../karmada/types.ts";
 import type { Logger } from "../log.ts";
-import { errorMessage, isConflict, isNotFound } from "../machinery/errors.ts";
+import { type Condition, type ConditionUpdate, setCondition } from "../machinery/conditions.ts";
+import { errorMessage } from "../machinery/errors.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
+import { commit } from "../runtime/commit.ts";
+import {
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+  type RunningController,
+  runController,
+} from "../runtime/controller.ts";
 import { InformerFactory } from "../runtime/informer.ts";
-import { WorkQueue } from "../runtime/queue.ts";
+import { tupleKey } from "../runtime/keys.ts";
 import { servesApi } from "../scheduler/core/plugins.ts";
 import { CacheBudget, ResourceCache } from "./resource-cache.ts";
 
@@ -65,7 +73,10 @@ export interface FleetViewOptions {
 }
 
 const CONDITION = "Ready";
+/** The whole view is reconciled at once: one key. */
 const VIEW_KEY = "view";
+/** A cache of the view: one kind of one cluster. */
+const cacheKeys = tupleKey(["cluster", "group", "version", "resource"]);
 
 export class FleetView {
   readonly budget: CacheBudget;
@@ -73,7 +84,7 @@ export class FleetView {
   #factory: InformerFactory;
   #clusters;
   #registries;
-  #queue: WorkQueue;
+  #run: RunningController;
   #caches = new Map<string, ResourceCache>();
   /** Kinds named by any registry (what the proxy serves from the view). */
   #registered = new Map<string, ResourceRef>();
@@ -81,7 +92,6 @@ export class FleetView {
   /** Caches dropped because the budget ran out, until their registry or cluster changes. */
   #overflowed = new Set<string>();
   #invalidators = new Set<() => void>();
-  #removers: Array<() => void> = [];
 
   constructor(opts: FleetViewOptions) {
     this.#opts = opts;
@@ -97,17 +107,19 @@ export class FleetView {
     });
     this.#clusters = this.#factory.informer(RESOURCES.clusters);
     this.#registries = this.#factory.informer(RESOURCE_REGISTRIES);
-    this.#queue = new WorkQueue(() => this.#reconcile(), {
-      baseDelayMs: 100,
-      maxDelayMs: 30_000,
-      onError: (_key, err, attempt) => {
-        if (!isConflict(err))
-          opts.log.warn("search view reconcile failed, retrying", { err: errorMessage(err), attempt });
-        return true;
+    const whole = (): string[] => [VIEW_KEY];
+    this.#run = runController(
+      {
+        name: "search-view",
+        watches: [
+          { informer: this.#clusters, map: whole },
+          { informer: this.#registries, map: whole },
+        ],
+        baseDelayMs: 100,
+        reconcile: (rc) => this.#reconcile(rc),
       },
-    });
-    const changed = { onAdd: () => this.#kick(), onUpdate: () => this.#kick(), onDelete: () => this.#kick() };
-    this.#removers.push(this.#clusters.addHandler(changed), this.#registries.addHandler(changed));
+      { log: opts.log },
+    );
   }
 
   start(): void {
@@ -121,7 +133,7 @@ export class FleetView {
       Promise.all([this.#clusters.waitForSync(), this.#registries.waitForSync()]),
       new Promise((r) => setTimeout(r, timeoutMs).unref()),
     ]);
-    await this.#queue.idle();
+    await this.#run.queue.idle();
     const left = Math.max(0, deadline - Date.now());
     await Promise.race([
       Promise.all([...this.#caches.values()].map((c) => c.waitForSync())),
@@ -130,8 +142,7 @@ export class FleetView {
   }
 
   stop(): void {
-    for (const r of this.#removers) r();
-    this.#queue.stop();
+    this.#run.stop();
     this.#factory.stop();
     for (const c of this.#caches.values()) c.stop();
     this.#caches.clear();
@@ -165,7 +176,7 @@ export class FleetView {
   }
 
   #kick(): void {
-    this.#queue.add(VIEW_KEY);
+    this.#run.enqueue(VIEW_KEY);
   }
 
   async #resourceOf(sel: SearchSelector): Promise<ResourceRef> {
@@ -201,14 +212,14 @@ export class FleetView {
     return kinds;
   }
 
-  async #reconcile(): Promise<undefined> {
+  async #reconcile(rc: ReconcileContext): Promise<ReconcileResult> {
     const clusters = this.#clusters.list() as ClusterObject[];
     const registries = this.#registries.list();
     const wants = new Map<string, Want>();
     const registered = new Map<string, ResourceRef>();
     const notes = new Map<string, string[]>();
     for (const rr of registries) {
-      const name = rr.metadata.name!;
+      const name = rr.metadata.name;
       const spec = (isObject(rr.spec) ? rr.spec : {}) as RegistrySpec;
       const problems: string[] = [];
       notes.set(name, problems);
@@ -219,13 +230,17 @@ export class FleetView {
       }
     }
     this.#registered = registered;
-    await this.#applyWants(wants, clusters);
+    await this.#applyWants(rc, wants, clusters);
     await this.#writeStatuses(registries, wants, notes);
-    return undefined;
+    return done;
   }
 
   /** Starts and stops caches to match `wants`. */
-  async #applyWants(wants: Map<string, Want>, clusters: ClusterObject[]): Promise<void> {
+  async #applyWants(
+    rc: ReconcileContext,
+    wants: Map<string, Want>,
+    clusters: ClusterObject[],
+  ): Promise<void> {
     for (const [key, cache] of this.#caches) {
       const want = wants.get(key);
       if (!want || !sameNamespaces(cache.namespaces, want)) {
@@ -234,15 +249,15 @@ export class FleetView {
       }
     }
     for (const key of this.#overflowed) if (!wants.has(key)) this.#overflowed.delete(key);
-    const byName = new Map(clusters.map((c) => [c.metadata.name!, c]));
+    const byName = new Map(clusters.map((c) => [c.metadata.name, c]));
     for (const [key, want] of wants) {
       if (this.#caches.has(key) || this.#overflowed.has(key)) continue;
-      const cname = key.slice(0, key.indexOf("\u0000"));
+      const cname = cacheKeys.parse(key).cluster ?? "";
       let conn: Awaited<ReturnType<MemberConnections["connect"]>>;
       try {
         conn = await this.#opts.members.connect(byName.get(cname)! as StoredObject);
       } catch (err) {
-        this.#opts.log.warn("search cannot reach cluster", { cluster: cname, err: errorMessage(err) });
+        rc.log.warn("search cannot reach cluster", { cluster: cname, err: errorMessage(err) });
         continue;
       }
       const cache = new ResourceCache({
@@ -275,27 +290,22 @@ export class FleetView {
   ): Promise<void> {
     const now = new Date((this.#opts.now ?? Date.now)()).toISOString().replace(/\.\d+Z$/, "Z");
     for (const rr of registries) {
-      const name = rr.metadata.name!;
+      const name = rr.metadata.name;
       const mine = [...wants.entries()].filter(([, w]) => w.registries.has(name));
       const condition = this.#conditionFor(
         mine.map(([key]) => key),
         notes.get(name) ?? [],
       );
-      const current = ((isObject(rr.status) ? rr.status.conditions : undefined) ?? []) as Condition[];
-      const next = setCondition(current, condition, now);
-      if (JSON.stringify(next) === JSON.stringify(current)) continue;
-      try {
-        await this.#opts.client.updateStatus(RESOURCE_REGISTRIES, {
-          ...rr,
-          status: { ...(isObject(rr.status) ? rr.status : {}), conditions: next },
-        });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      const next = structuredClone(rr);
+      const status = isObject(next.status) ? next.status : {};
+      const conditions = [...((status.conditions ?? []) as Condition[])];
+      if (!setCondition(conditions, condition, now)) continue;
+      next.status = { ...status, conditions };
+      await commit(this.#opts.client, RESOURCE_REGISTRIES, rr, next);
     }
   }
 
-  #conditionFor(keys: string[], problems: string[]): Omit<Condition, "lastTransitionTime"> {
+  #conditionFor(keys: string[], problems: string[]): ConditionUpdate {
     const overflowed = keys.filter((k) => this.#overflowed.has(k));
     const caches = keys.map((k) => this.#caches.get(k)).filter((c): c is ResourceCache => c !== undefined);
     const syncing = caches.filter((c) => !c.synced);
@@ -335,7 +345,7 @@ function addWants(
   kinds: Array<{ resource: ResourceRef; namespace: string }>,
   problems: string[],
 ): void {
-  const cname = cluster.metadata.name!;
+  const cname = cluster.metadata.name;
   if (!isClusterReady(cluster)) {
     problems.push(`cluster ${cname} is not Ready`);
     return;
@@ -345,7 +355,12 @@ function addWants(
       problems.push(`cluster ${cname} does not serve ${resource.resource}.${resource.group || "core"}`);
       continue;
     }
-    const key = `${cname}\u0000${gvrKey(resource)}`;
+    const key = cacheKeys.encode({
+      cluster: cname,
+      group: resource.group,
+      version: resource.version,
+      resource: resource.resource,
+    });
     const want = wants.get(key) ?? { resource, namespaces: new Set(), all: false, registries: new Set() };
     if (namespace === "") want.all = true;
     else want.namespaces.add(namespace);
@@ -354,10 +369,9 @@ function addWants(
   }
 }
 
-/** `pods from member1` for a view key (`<cluster>\0<group>/<version>/<resource>`). */
+/** `pods from member1` for a cache's key. */
 function describeKey(key: string): string {
-  const [cluster, gvr] = key.split("\u0000") as [string, string];
-  const [group, , resource] = gvr.split("/");
+  const { cluster, group, resource } = cacheKeys.parse(key);
   return `${group ? `${resource}.${group}` : resource} from ${cluster}`;
 }
 

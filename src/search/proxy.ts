@@ -13,7 +13,7 @@
  * Reaching the proxy at all takes RBAC on `search.karmada.io` `proxying/proxy`, as upstream.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isObject, type StoredObject } from "../api/meta.ts";
+import { isObject, type ObjectMeta, type StoredObject } from "../api/meta.ts";
 import type { Authorizer } from "../apiserver/authz/authorizer.ts";
 import { type ExtensionRequest, type HttpExtension, serveConnect } from "../apiserver/extensions.ts";
 import type { ApiHandler, ApiResponse } from "../apiserver/handler.ts";
@@ -175,7 +175,7 @@ export function memberBody(body: Buffer, cluster: string): Buffer {
     return body; // Not JSON (protobuf, YAML): passed on as it came, as upstream does.
   }
   if (!isObject(obj) || !isObject(obj.metadata)) return body;
-  const meta = obj.metadata as StoredObject["metadata"];
+  const meta = obj.metadata as ObjectMeta;
   if (meta.annotations && CACHED_FROM_CLUSTER in meta.annotations) {
     const { [CACHED_FROM_CLUSTER]: _dropped, ...rest } = meta.annotations;
     meta.annotations = rest;

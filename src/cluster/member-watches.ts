@@ -10,7 +10,7 @@ import { ANNOTATION, clusterOfExecutionSpace, LABEL } from "../karmada/names.ts"
 import type { ClusterObject } from "../karmada/types.ts";
 import type { Logger } from "../log.ts";
 import { Informer } from "../runtime/informer.ts";
-import type { MemberConnections } from "./context.ts";
+import type { MemberConnections } from "./connections.ts";
 
 export interface MemberWatch {
   informer: Informer;
@@ -42,7 +42,7 @@ export class MemberWatches {
 
   /** The watch of a manifest's kind in a cluster, started on first use. */
   watch(cluster: ClusterObject, manifest: KubeObject): Promise<MemberWatch> {
-    const name = cluster.metadata.name!;
+    const name = cluster.metadata.name;
     const endpoint = String(cluster.spec?.apiEndpoint ?? "");
     let w = this.#watches.get(name);
     if (w && w.endpoint !== endpoint) {

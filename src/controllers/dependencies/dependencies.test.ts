@@ -6,12 +6,13 @@
  * and which dependency objects concern a binding. Upstream's own test vectors where it has them.
  */
 import { describe, expect, it } from "vitest";
-import type { StoredObject } from "../api/meta.ts";
-import type { DependentObjectReference } from "../interpreter/types.ts";
-import type { BindingSpec } from "../karmada/types.ts";
-import { expectedClusters } from "./binding.ts";
+import type { StoredObject } from "../../api/meta.ts";
+import type { DependentObjectReference } from "../../interpreter/types.ts";
+import type { Binding, NewBinding } from "../../karmada/bindings.ts";
+import type { BindingSpec } from "../../karmada/types.ts";
+import { expectedClusters } from "../binding.ts";
+import { schedulable } from "../scheduler.ts";
 import {
-  type Binding,
   type BindingSnapshot,
   buildAttachedBinding,
   deleteBindingFromSnapshot,
@@ -29,8 +30,7 @@ import {
   releaseAttachedBinding,
   resolveConflictResolution,
   resolvePreserveOnDeletion,
-} from "./dependencies.ts";
-import { schedulable } from "./scheduler.ts";
+} from "./index.ts";
 
 const ID = "93162d3c-ee8e-4995-9034-05f4d5d2c2b9";
 const PP_ID = "propagationpolicy.karmada.io/permanent-id";
@@ -39,9 +39,14 @@ function rb(name: string, spec: Partial<BindingSpec>, meta: Partial<StoredObject
   return {
     apiVersion: "work.karmada.io/v1alpha2",
     kind: "ResourceBinding",
-    metadata: { name, namespace: "test", ...meta },
+    metadata: { name, namespace: "test", uid: `uid-${name}`, ...meta },
     spec: { resource: { apiVersion: "apps/v1", kind: "Deployment", namespace: "test", name }, ...spec },
   };
+}
+
+/** A binding to be written, as the server stores it once created: with a uid. */
+function stored(b: NewBinding): Binding {
+  return { ...b, metadata: { ...b.metadata, uid: `uid-${b.metadata.name}` } };
 }
 
 const configMap: StoredObject = {
@@ -177,7 +182,7 @@ describe("buildAttachedBinding", () => {
   });
   it("attached bindings are not scheduled (no claim) and their Works follow requiredBy", () => {
     const a = buildAttachedBinding(independent, configMap);
-    expect(schedulable(a)).toBe(false);
+    expect(schedulable(stored(a))).toBe(false);
     expect([...expectedClusters(a.spec)]).toEqual(["member1"]);
     expect(generatedByDependencies(a)).toBe(true);
   });
@@ -282,14 +287,16 @@ describe("mergeAttachedBinding", () => {
   });
 
   it("an existing one required by another binding: snapshots and labels merge, Overwrite and true win, the conflict is reported", () => {
-    const existing = mergeAttachedBinding(
-      undefined,
-      buildAttachedBinding(other, {
-        ...configMap,
-        metadata: { ...configMap.metadata, resourceVersion: "6" },
-      }),
-      lookup,
-    ).binding;
+    const existing = stored(
+      mergeAttachedBinding(
+        undefined,
+        buildAttachedBinding(other, {
+          ...configMap,
+          metadata: { ...configMap.metadata, resourceVersion: "6" },
+        }),
+        lookup,
+      ).binding,
+    );
     existing.metadata.resourceVersion = "100";
     const { binding, conflict } = mergeAttachedBinding(existing, desired, lookup);
     expect(conflict).toBe(
@@ -312,7 +319,7 @@ describe("mergeAttachedBinding", () => {
   });
 
   it("the depending binding's new clusters replace its snapshot's", () => {
-    const existing = mergeAttachedBinding(undefined, desired, lookup).binding;
+    const existing = stored(mergeAttachedBinding(undefined, desired, lookup).binding);
     const moved = {
       ...independent,
       spec: { ...independent.spec, clusters: [{ name: "member3", replicas: 1 }] },

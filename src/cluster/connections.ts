@@ -8,7 +8,22 @@ import { isObject, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import type { ClusterConnection, HttpClient } from "../client/http.ts";
 import { httpClientFor } from "../client/kubeconfig.ts";
-import type { MemberConnection, MemberConnections } from "./context.ts";
+
+/** A connection to one member cluster's API server. */
+export interface MemberConnection {
+  client: Client;
+  /**
+   * GETs a non-resource path (`/readyz`, `/version`, discovery). Throws on transport errors,
+   * and when no answer came within `timeoutMs` (default: the connection's own timeout).
+   */
+  getRaw(path: string, timeoutMs?: number): Promise<{ status: number; body: string }>;
+}
+
+export interface MemberConnections {
+  /** A connection built from the Cluster's endpoint and credentials secret (cached until they change). */
+  connect(cluster: StoredObject): Promise<MemberConnection>;
+  forget(clusterName: string): void;
+}
 
 /** A Secret's `data` value as text (undefined when absent or empty). */
 export const unb64 = (s: unknown): string | undefined =>
@@ -89,7 +104,7 @@ export function memberConnections(opts: MemberConnectionOptions): MemberConnecti
 
   return {
     async connect(cluster: StoredObject): Promise<MemberConnection> {
-      const name = cluster.metadata.name!;
+      const name = cluster.metadata.name;
       const spec = isObject(cluster.spec) ? cluster.spec : {};
       const ref = isObject(spec.secretRef) ? spec.secretRef : undefined;
       if (!spec.apiEndpoint) throw new Error(`cluster ${name} has no apiEndpoint`);

@@ -1,0 +1,159 @@
+/**
+ * The resource detector (upstream's pkg/detector): matches resource templates to
+ * PropagationPolicies (then ClusterPropagationPolicies), claims each template for its policy
+ * (labels and annotations), and keeps a ResourceBinding (ClusterResourceBinding for
+ * cluster-scoped templates) in step with template and policy. It never touches
+ * `spec.clusters`: that is the scheduler's.
+ *
+ * A template's reconcile runs the steps in order: match.ts (whose claim holds, or which policy
+ * wins), preemption.ts (whether another policy takes a held template), claim.ts (labels and
+ * annotations on the template), binding.ts (the binding written). A policy's reconcile is
+ * deletion.ts; watches.ts and changes.ts say what brings keys to the queue.
+ */
+import type { StoredObject } from "../../api/meta.ts";
+import { RESOURCES } from "../../client/client.ts";
+import type { Interpreter } from "../../interpreter/index.ts";
+import { LABEL } from "../../karmada/names.ts";
+import { KARMADA } from "../../karmada/resources.ts";
+import type { Logger } from "../../log.ts";
+import {
+  type Controller,
+  done,
+  type ReconcileContext,
+  type ReconcileResult,
+} from "../../runtime/controller.ts";
+import type { ControllerContext } from "../context.ts";
+import { type BindingDeps, ensureBinding } from "./binding.ts";
+import { CLAIM_INDEX, claimIndexValues, claimOf, claimTemplate, unclaim } from "./claim.ts";
+import { releaseDeletedPolicy } from "./deletion.ts";
+import {
+  bestMatch,
+  type Candidate,
+  heldClaim,
+  lazy,
+  missingOverrides,
+  type Policy,
+  type PolicyLookup,
+} from "./match.ts";
+import { preempt, preemptor } from "./preemption.ts";
+import { detectorKeys, detectorWatches, type Kind } from "./watches.ts";
+
+export { changedByKarmada } from "./changes.ts";
+
+export const DETECTOR = "resource-detector";
+
+export function detectorController(ctx: ControllerContext, interpreter: Interpreter): Controller {
+  const events = ctx.recorder(DETECTOR);
+  const claimIndex = { indexers: { [CLAIM_INDEX]: claimIndexValues } };
+  const pps = ctx.informers.informer(KARMADA.propagationPolicies);
+  const cpps = ctx.informers.informer(KARMADA.clusterPropagationPolicies);
+  const bindings = {
+    rbs: ctx.informers.informer(KARMADA.resourceBindings, claimIndex),
+    crbs: ctx.informers.informer(KARMADA.clusterResourceBindings, claimIndex),
+  };
+  const crds = ctx.informers.informer(RESOURCES.customresourcedefinitions);
+  const ops = ctx.informers.informer(KARMADA.overridePolicies);
+  const cops = ctx.informers.informer(KARMADA.clusterOverridePolicies);
+  const policies: PolicyLookup = {
+    propagationPolicy: (ns, name) => pps.get(ns, name) as Policy | undefined,
+    clusterPropagationPolicy: (name) => cpps.get(undefined, name) as Policy | undefined,
+    propagationPolicies: (ns) => pps.list(ns) as Policy[],
+    clusterPropagationPolicies: () => cpps.list() as Policy[],
+    overridePolicyExists: (ns, name) => !!ops.get(ns, name),
+    clusterOverridePolicyExists: (name) => !!cops.get(undefined, name),
+  };
+  const bindingDeps: BindingDeps = { client: ctx.client, interpreter, events, bindings };
+
+  let enqueue: (key: string) => void = () => {};
+  /**
+   * Templates queued since their last reconcile for a change of their own (created, or updated by
+   * someone other than Karmada). The others were queued by a policy change or by Karmada's own
+   * writes: a Lazy policy claims those but leaves their binding alone (upstream's
+   * ResourceChangeByKarmada).
+   */
+  const userChanges = new Set<string>();
+  const watches = detectorWatches({
+    ctx,
+    interpreter,
+    informers: { pps, cpps, crds, ops, cops },
+    enqueue: (key) => enqueue(key),
+    enqueueTemplate: (key, byKarmada) => {
+      if (!byKarmada) userChanges.add(key);
+      enqueue(key);
+    },
+  });
+
+  /** Steps 3 and 4 for the policy that won: claim the template, then write its binding. */
+  async function apply(k: Kind, template: StoredObject, winner: Candidate, byKarmada: boolean) {
+    const missing = missingOverrides(winner, policies);
+    // Retried with backoff, and at once when an override policy appears.
+    if (missing.length > 0) throw new Error(`waiting for dependent overrides: ${missing.join(", ")}`);
+    const claim = claimOf(winner);
+    const current = await claimTemplate(ctx.client, k, template, claim);
+    if (!current) return;
+    // Lazy activation: a policy change (or Karmada's own write) waits for the template's next change.
+    if (byKarmada && lazy(winner.policy)) return;
+    await ensureBinding(bindingDeps, k.kind, current, winner.policy, claim);
+  }
+
+  /** Applies the claiming policy, unless a preempting one takes the template over. */
+  function keepOrPreempt(k: Kind, template: StoredObject, claimer: Candidate, byKarmada: boolean) {
+    const winner = ctx.options.features.enabled("PropagationPolicyPreemption")
+      ? preemptor(template, claimer, policies)
+      : undefined;
+    if (!winner) return apply(k, template, claimer, byKarmada);
+    return preempt(events, template, claimer, winner, () => apply(k, template, winner, byKarmada));
+  }
+
+  async function reconcileTemplate(
+    log: Logger,
+    apiVersion: string,
+    kind: string,
+    ns: string,
+    name: string,
+    byKarmada: boolean,
+  ) {
+    const k = await watches.ensureKind(apiVersion, kind, log);
+    if (!k) return;
+    const template = k.informer.get(ns || undefined, name);
+    if (!template || template.metadata.deletionTimestamp) return;
+    if (template.metadata.labels?.[LABEL.claimedBy]) return;
+    const held = heldClaim(template, policies);
+    if (held.state === "deleting") throw new Error(held.reason);
+    if (held.state === "held") return keepOrPreempt(k, template, held.claimer, byKarmada);
+    // A stale claim goes first; the template is then matched as that write left it.
+    const fresh = held.state === "stale" ? await unclaim(ctx.client, bindings, k, template) : template;
+    if (!fresh) return;
+    const winner = bestMatch(fresh, policies);
+    if (winner) return apply(k, fresh, winner, byKarmada);
+  }
+
+  const deletionDeps = { client: ctx.client, policies, bindings, kinds: watches.kinds };
+
+  async function reconcile(rctx: ReconcileContext, key: string): Promise<ReconcileResult> {
+    const { what, apiVersion, kind, namespace, name = "" } = detectorKeys.parse(key);
+    if (what === "template") {
+      const user = userChanges.delete(key);
+      try {
+        await reconcileTemplate(rctx.log, apiVersion ?? "", kind ?? "", namespace ?? "", name, !user);
+      } catch (err) {
+        // The retry still answers the user's change.
+        if (user) userChanges.add(key);
+        throw err;
+      }
+    } else if (what === "propagationpolicy") await releaseDeletedPolicy(deletionDeps, false, namespace, name);
+    else if (what === "clusterpropagationpolicy")
+      await releaseDeletedPolicy(deletionDeps, true, undefined, name);
+    return done;
+  }
+
+  return {
+    name: "resource-detector",
+    workers: 4,
+    start(add) {
+      enqueue = add;
+      watches.start();
+    },
+    reconcile,
+  };
+}
