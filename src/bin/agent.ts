@@ -8,10 +8,10 @@
  */
 import type { Client } from "../client/client.ts";
 import type { ClusterConnection } from "../client/http.ts";
+import { openMemberConnection, ownMemberConnections } from "../cluster/connections.ts";
 import { type MemberAccess, type RegisterOptions, registerCluster } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
 import { agentControllers } from "../controllers/index.ts";
-import { openMemberConnection, ownMemberConnections } from "../controllers/members.ts";
 import type { Logger } from "../log.ts";
 import {
   type ElectedControllerManager,

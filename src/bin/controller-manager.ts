@@ -6,28 +6,27 @@
  * with the agent's controllers and lock, by `karmada agent`.
  */
 import type { Client } from "../client/client.ts";
-import type { ControllerOptions, MemberConnections } from "../controllers/context.ts";
+import { type MemberConnections, memberConnections } from "../cluster/connections.ts";
+import type { ControllerOptions } from "../controllers/context.ts";
 import {
   type ControllerRegistry,
   type RunningControllerManager,
   startControllerManager,
 } from "../controllers/index.ts";
-import { memberConnections } from "../controllers/members.ts";
 import type { Logger } from "../log.ts";
 import { type Elected, type LeaderElectionFlags, runElected } from "../runtime/leader.ts";
+import { LEADER_ELECTION_OPTIONS } from "../runtime/leader-options.ts";
+import { defaultsOf } from "../runtime/options.ts";
 
 export type { LeaderElectionFlags } from "../runtime/leader.ts";
 
 /** The scheduler's lock, as upstream's karmada-scheduler names it. */
 export const SCHEDULER_LEASE = "karmada-scheduler";
 
+/** The flags' defaults (declared once, in the table) and the controller manager's Lease. */
 export const DEFAULT_LEADER_ELECTION: LeaderElectionFlags = {
-  enabled: true,
-  namespace: "karmada-system",
+  ...defaultsOf(LEADER_ELECTION_OPTIONS),
   name: "karmada-controller-manager",
-  leaseDurationMs: 15_000,
-  renewDeadlineMs: 10_000,
-  retryPeriodMs: 2_000,
 };
 
 export interface ElectedControllerManagerOptions {

@@ -4,11 +4,8 @@
 
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
-import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/secure-serving.ts";
-import { DEFAULT_AGENT_IMAGE } from "../cli/commands/register.ts";
+import { Command } from "commander";
 import { defaultKubeconfigPath } from "../cli/factory.ts";
-import { count, durationOption, list, port } from "../cli/flags.ts";
 import type { ClusterConnection, HttpClient } from "../client/http.ts";
 import {
   httpClientFor,
@@ -21,37 +18,67 @@ import { LocalClient } from "../client/local.ts";
 import { agentKubeconfigFromSecret, rotatableConnection } from "../cluster/agent-credentials.ts";
 import { publishClusterInfo } from "../cluster/cluster-info.ts";
 import { REPORTED_SECRETS, type ReportedSecret } from "../cluster/register.ts";
-import type { ControllerOptions } from "../controllers/context.ts";
 import {
   agentControllers,
   controllers,
   isControllerEnabled,
   schedulerControllers,
 } from "../controllers/index.ts";
-import { createLogger, type Level, type Logger } from "../log.ts";
+import {
+  AGENT_KUBECONFIG_OPTIONS,
+  CERT_ROTATION_OPTIONS,
+  CLUSTER_LEASE_OPTIONS,
+  CLUSTER_MONITOR_OPTIONS,
+  CLUSTER_STATUS_OPTIONS,
+  CONTROLLER_OPTIONS,
+  FAILOVER_OPTIONS,
+} from "../controllers/options.ts";
+import { createLogger, type Logger } from "../log.ts";
 import { errorMessage } from "../machinery/errors.ts";
 import { serveMemberCluster } from "../member-sim/cluster.ts";
-import {
-  type CustomStage,
-  PLACEHOLDERS,
-  parseStageFile,
-  StageFileError,
-} from "../member-sim/custom-stages.ts";
+import { type CustomStage, parseStageFile, StageFileError } from "../member-sim/custom-stages.ts";
 import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-client.ts";
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
 import { ensureHostReady, startOperator } from "../operator/run.ts";
 import { createClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
 import { type CertificateAndKey, caProblem } from "../pki/x509.ts";
-import { FEATURES, FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
+import { FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
 import { parseListenAddress, startHealthServer } from "../runtime/health.ts";
+import { type HealthProbeOptions, healthProbeOptions } from "../runtime/health-options.ts";
+import { LEADER_ELECTION_OPTIONS, type LeaderElectionOptions } from "../runtime/leader-options.ts";
+import {
+  addOptions,
+  argsFor,
+  mergeOptions,
+  type OptionTable,
+  type OptionValues,
+  optionsFrom,
+  pickValues,
+} from "../runtime/options.ts";
 import { FILTER_PLUGINS, SCORE_PLUGINS } from "../scheduler/core/plugins.ts";
 import type { ScheduleOptions } from "../scheduler/core/types.ts";
-import { DEFAULT_SEARCH_CACHE_MAX_BYTES } from "../search/serve.ts";
 import { openStore, storeUrlFromEtcdFlags } from "../storage/open.ts";
 import { restoreSnapshot, SnapshotError, saveSnapshot } from "../storage/snapshot.ts";
 import type { Store } from "../storage/store.ts";
 import { startAgent } from "./agent.ts";
-import { type ApiserverSecurityFlags, securityFromFlags } from "./apiserver-security.ts";
+import { securityFromFlags } from "./apiserver-security.ts";
+import {
+  AGENT_COMPATIBILITY_OPTIONS,
+  AGENT_KARMADA_KUBECONFIG_OPTIONS,
+  AGENT_OPTIONS,
+  APISERVER_DEFAULT_STORAGE,
+  APISERVER_OPTIONS,
+  controllersOptions,
+  FEATURE_GATES_OPTIONS,
+  kubeconfigOptions,
+  logLevelOptions,
+  MEMBER_SIM_OPTIONS,
+  OPERATOR_OPTIONS,
+  SCHEDULER_OPTIONS,
+  STOP_WITH_STDIN_OPTIONS,
+  TOLERATION_OPTIONS,
+  UP_OPTIONS,
+} from "./component-options.ts";
 import { StartupError, startControlPlane, stopOnSignals } from "./control-plane.ts";
 import {
   DEFAULT_LEADER_ELECTION,
@@ -62,16 +89,7 @@ import {
 import { nextSteps, runUp } from "./up.ts";
 import type { HaComponentArgs } from "./up-ha.ts";
 
-function level(value: string): Level {
-  if (value !== "debug" && value !== "info" && value !== "warn" && value !== "error") {
-    throw new InvalidArgumentError("must be one of debug, info, warn, error");
-  }
-  return value;
-}
-
 /** A component that cannot start says why in one line (never a stack trace) and exits 1. */
-const APISERVER_DEFAULT_STORAGE = "sqlite://.karmada/apiserver.db";
-
 function fail(component: string, err: unknown): never {
   process.stderr.write(
     `karmada ${component}: ${err instanceof StartupError ? err.message : errorMessage(err)}\n`,
@@ -79,27 +97,27 @@ function fail(component: string, err: unknown): never {
   process.exit(1);
 }
 
-interface ApiserverFlags extends TolerationCliFlags, ApiserverSecurityFlags, StopWithStdinFlag {
-  storage: string;
-  advertiseAddress?: string;
-  securePort: number;
-  /** `--port`, the old name of `--secure-port`. */
-  port?: number;
-  insecure: boolean;
-  disableSearch: boolean;
-  disableProxy: boolean;
-  searchCacheMaxBytes: number;
-  etcdServers?: string[];
-  etcdCafile?: string;
-  etcdCertfile?: string;
-  etcdKeyfile?: string;
-  etcdPrefix: string;
-  /** ms */
-  etcdCompactionInterval: number;
-  maxRequestsInflight: number;
-  maxMutatingRequestsInflight: number;
-  logLevel: Level;
+/** What a command's option table reads from commander's flags; a value it refuses fails the component. */
+function readOptions<const Table extends OptionTable>(
+  component: string,
+  table: Table,
+  flags: Record<string, unknown>,
+): OptionValues<Table> {
+  try {
+    return optionsFrom(table, flags);
+  } catch (err) {
+    return fail(component, new StartupError((err as Error).message));
+  }
 }
+
+const APISERVER_COMMAND = mergeOptions(
+  APISERVER_OPTIONS,
+  logLevelOptions("info"),
+  TOLERATION_OPTIONS,
+  STOP_WITH_STDIN_OPTIONS,
+);
+
+type ApiserverFlags = OptionValues<typeof APISERVER_COMMAND>;
 
 /** `--storage`, or the store kube-apiserver's `--etcd-*` flags describe (not both). */
 function apiserverStorage(flags: ApiserverFlags): string {
@@ -172,20 +190,10 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
   );
 }
 
-interface LeaderElectionCliFlags {
-  leaderElect: boolean;
-  leaderElectLeaseDuration: number;
-  leaderElectRenewDeadline: number;
-  leaderElectRetryPeriod: number;
-  leaderElectResourceNamespace: string;
-}
-
-interface FeatureGatesCliFlags {
-  featureGates?: string[];
-}
+type FeatureGatesFlags = OptionValues<typeof FEATURE_GATES_OPTIONS>;
 
 /** `--feature-gates`, or a startup error saying which gate or value to fix. */
-function featuresFrom(component: string, flags: FeatureGatesCliFlags): FeatureGates {
+function featuresFrom(component: string, flags: FeatureGatesFlags): FeatureGates {
   try {
     return FeatureGates.parse(flags.featureGates ?? []);
   } catch (err) {
@@ -193,73 +201,26 @@ function featuresFrom(component: string, flags: FeatureGatesCliFlags): FeatureGa
   }
 }
 
-function addFeatureGatesOption(cmd: Command): Command {
-  return cmd.option(
-    "--feature-gates <gates>",
-    `feature gates as upstream Karmada names them, e.g. Failover=true,PropagationPolicyPreemption=true (AllAlpha=, AllBeta= set a whole stage); known: ${Object.keys(FEATURES).join(", ")}`,
-    list,
-  );
-}
-
-interface ClusterStatusCliFlags {
-  clusterStatusUpdateFrequency: number;
-  clusterFailureThreshold: number;
-  clusterSuccessThreshold: number;
-}
-
-function clusterStatusOptionsFrom(flags: ClusterStatusCliFlags): Partial<ControllerOptions> {
-  return {
-    clusterStatusUpdateFrequencyMs: flags.clusterStatusUpdateFrequency,
-    clusterFailureThresholdMs: flags.clusterFailureThreshold,
-    clusterSuccessThresholdMs: flags.clusterSuccessThreshold,
-  };
-}
-
-/** Cluster failover (taint-based eviction) flags of `up` and `controller-manager`. */
-interface FailoverCliFlags {
-  failoverEvictionTimeout: number;
-  enableTaintManager: boolean;
-  resourceEvictionRate: number;
-  /** `--no-execute-taint-eviction-purge-mode`: commander reads a leading "no-" as a negation and drops it from the key. */
-  executeTaintEvictionPurgeMode: "Directly" | "Gracefully";
-  gracefulEvictionTimeout: number;
-  failoverShadowMode: boolean;
-}
-
-function failoverOptionsFrom(flags: FailoverCliFlags): Partial<ControllerOptions> {
-  return {
-    failoverEvictionTimeoutMs: flags.failoverEvictionTimeout,
-    enableTaintManager: flags.enableTaintManager,
-    resourceEvictionRate: flags.resourceEvictionRate,
-    noExecuteTaintEvictionPurgeMode: flags.executeTaintEvictionPurgeMode,
-    gracefulEvictionTimeoutMs: flags.gracefulEvictionTimeout,
-    failoverShadowMode: flags.failoverShadowMode,
-  };
-}
-
-/** karmada-webhook's default toleration flags, taken by whatever runs admission (`apiserver`, `up`). */
-interface TolerationCliFlags {
-  defaultNotReadyTolerationSeconds: number;
-  defaultUnreachableTolerationSeconds: number;
-}
-
-function tolerationSecondsFrom(flags: TolerationCliFlags): { notReady: number; unreachable: number } {
+function tolerationSecondsFrom(flags: OptionValues<typeof TOLERATION_OPTIONS>): {
+  notReady: number;
+  unreachable: number;
+} {
   return {
     notReady: flags.defaultNotReadyTolerationSeconds,
     unreachable: flags.defaultUnreachableTolerationSeconds,
   };
 }
 
-interface UpFlags extends ClusterStatusCliFlags, FeatureGatesCliFlags, FailoverCliFlags, TolerationCliFlags {
-  dataDir: string;
-  port: number;
-  members: number;
-  memberStages?: string;
-  caCertFile?: string;
-  caKeyFile?: string;
-  ha: boolean;
-  logLevel: Level;
-}
+const UP_COMMAND = mergeOptions(
+  UP_OPTIONS,
+  logLevelOptions("warn"),
+  CLUSTER_STATUS_OPTIONS,
+  FAILOVER_OPTIONS,
+  TOLERATION_OPTIONS,
+  FEATURE_GATES_OPTIONS,
+);
+
+type UpFlags = OptionValues<typeof UP_COMMAND>;
 
 /** `--ca-cert-file`/`--ca-key-file`: the user's own CA, checked to be a CA whose key matches. */
 function userCa(flags: UpFlags): CertificateAndKey | undefined {
@@ -283,23 +244,11 @@ function userCa(flags: UpFlags): CertificateAndKey | undefined {
  * single-process `up` hands its in-process controllers).
  */
 function haComponentArgs(flags: UpFlags, features: FeatureGates): HaComponentArgs {
-  const ms = (n: number): string => `${n}ms`;
   const gates = features.toString();
   return {
-    apiserver: [
-      `--default-not-ready-toleration-seconds=${flags.defaultNotReadyTolerationSeconds}`,
-      `--default-unreachable-toleration-seconds=${flags.defaultUnreachableTolerationSeconds}`,
-    ],
+    apiserver: argsFor(TOLERATION_OPTIONS, flags),
     controllerManager: [
-      `--cluster-status-update-frequency=${ms(flags.clusterStatusUpdateFrequency)}`,
-      `--cluster-failure-threshold=${ms(flags.clusterFailureThreshold)}`,
-      `--cluster-success-threshold=${ms(flags.clusterSuccessThreshold)}`,
-      `--failover-eviction-timeout=${ms(flags.failoverEvictionTimeout)}`,
-      `--enable-taint-manager=${flags.enableTaintManager}`,
-      `--resource-eviction-rate=${flags.resourceEvictionRate}`,
-      `--no-execute-taint-eviction-purge-mode=${flags.executeTaintEvictionPurgeMode}`,
-      `--graceful-eviction-timeout=${ms(flags.gracefulEvictionTimeout)}`,
-      `--failover-shadow-mode=${flags.failoverShadowMode}`,
+      ...argsFor(CONTROLLER_OPTIONS, pickValues(flags, CONTROLLER_OPTIONS)),
       ...(gates ? [`--feature-gates=${gates}`] : []),
     ],
     scheduler: gates ? [`--feature-gates=${gates}`] : [],
@@ -324,11 +273,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       members: flags.members,
       memberCommand: [process.execPath, ...process.execArgv, process.argv[1]!],
       ...(flags.memberStages ? { memberStages: resolve(flags.memberStages) } : {}),
-      controllerOptions: {
-        ...clusterStatusOptionsFrom(flags),
-        ...failoverOptionsFrom(flags),
-        features,
-      },
+      controllerOptions: { ...pickValues(flags, CONTROLLER_OPTIONS), features },
       ...(flags.ha ? { ha: haComponentArgs(flags, features) } : {}),
       defaultTolerationSeconds: tolerationSecondsFrom(flags),
       ...(ca ? { ca } : {}),
@@ -343,41 +288,16 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
   }, log);
 }
 
-/** Upstream's health flags: `--health-probe-bind-address` (HTTP), older `--bind-address`/`--secure-port` (HTTPS). */
-interface HealthCliFlags {
-  healthProbeBindAddress: string;
-  bindAddress: string;
-  securePort?: number;
-}
-
-function addHealthOptions(cmd: Command, defaultProbe: string): Command {
-  return cmd
-    .option(
-      "--health-probe-bind-address <address>",
-      `serve /healthz, /livez and /readyz over HTTP here (host:port or :port; 0 disables)`,
-      defaultProbe,
-    )
-    .option("--bind-address <ip>", "the address --secure-port listens on", "0.0.0.0")
-    .option(
-      "--secure-port <n>",
-      "also serve the health endpoints over HTTPS (self-signed) on this port",
-      port,
-    );
-}
-
 /** Starts the health endpoints the flags ask for; a port in use is one line naming the flag. */
-async function startHealth(component: string, flags: HealthCliFlags): Promise<Array<() => Promise<void>>> {
+async function startHealth(
+  component: string,
+  flags: HealthProbeOptions,
+): Promise<Array<() => Promise<void>>> {
   const servers: Array<{ flag: string; host: string; port: number; secure: boolean }> = [];
   if (flags.healthProbeBindAddress !== "0") {
-    try {
-      servers.push({
-        flag: "--health-probe-bind-address",
-        ...parseListenAddress(flags.healthProbeBindAddress),
-        secure: false,
-      });
-    } catch (err) {
-      fail(component, new StartupError(`--health-probe-bind-address: ${(err as Error).message}`));
-    }
+    // The address was checked when the flags were read.
+    const address = parseListenAddress(flags.healthProbeBindAddress);
+    servers.push({ flag: "--health-probe-bind-address", ...address, secure: false });
   }
   if (flags.securePort !== undefined) {
     servers.push({ flag: "--secure-port", host: flags.bindAddress, port: flags.securePort, secure: true });
@@ -397,24 +317,23 @@ async function startHealth(component: string, flags: HealthCliFlags): Promise<Ar
   return stops;
 }
 
-interface ControllerManagerFlags
-  extends LeaderElectionCliFlags,
-    HealthCliFlags,
-    ClusterStatusCliFlags,
-    FeatureGatesCliFlags,
-    FailoverCliFlags,
-    StopWithStdinFlag {
-  kubeconfig?: string;
-  context?: string;
-  controllers: string[];
-  clusterMonitorPeriod: number;
-  clusterMonitorGracePeriod: number;
-  clusterStartupGracePeriod: number;
-  logLevel: Level;
-}
+const CONTROLLER_MANAGER_COMMAND = mergeOptions(
+  kubeconfigOptions("the Karmada control plane"),
+  controllersOptions(Object.keys(controllers)),
+  STOP_WITH_STDIN_OPTIONS,
+  LEADER_ELECTION_OPTIONS,
+  healthProbeOptions(":10357"),
+  CLUSTER_STATUS_OPTIONS,
+  FAILOVER_OPTIONS,
+  FEATURE_GATES_OPTIONS,
+  CLUSTER_MONITOR_OPTIONS,
+  logLevelOptions("info"),
+);
+
+type ControllerManagerFlags = OptionValues<typeof CONTROLLER_MANAGER_COMMAND>;
 
 /** `--controllers` may only name controllers the component has. */
-function checkControllers(component: string, names: string[], known: readonly string[]): void {
+function checkControllers(component: string, names: readonly string[], known: readonly string[]): void {
   const unknown = names.map((c) => c.replace(/^-/, "")).filter((c) => c !== "*" && !known.includes(c));
   if (unknown.length > 0) {
     fail(
@@ -438,30 +357,16 @@ async function kubeconfigClient(
   }
 }
 
-function leaderElectionFrom(flags: LeaderElectionCliFlags): LeaderElectionFlags {
-  return {
-    ...DEFAULT_LEADER_ELECTION,
-    enabled: flags.leaderElect,
-    namespace: flags.leaderElectResourceNamespace,
-    leaseDurationMs: flags.leaderElectLeaseDuration,
-    renewDeadlineMs: flags.leaderElectRenewDeadline,
-    retryPeriodMs: flags.leaderElectRetryPeriod,
-  };
+/** The Lease the flags describe; the controller manager's name unless the caller gives its own. */
+function leaderElectionFrom(flags: Partial<LeaderElectionOptions>): LeaderElectionFlags {
+  return { ...DEFAULT_LEADER_ELECTION, ...pickValues(flags, LEADER_ELECTION_OPTIONS) };
 }
 
-/** `--stop-with-stdin` (set by `karmada up` on the processes it runs): stop when stdin closes, however `up` ended. */
-interface StopWithStdinFlag {
-  stopWithStdin?: boolean;
-}
+type StopWithStdinFlag = OptionValues<typeof STOP_WITH_STDIN_OPTIONS>;
 
+/** `--stop-with-stdin`: stop when stdin closes, however `up` ended. */
 function stopWithStdin(flags: StopWithStdinFlag, stop: () => void): void {
   if (flags.stopWithStdin) process.stdin.on("end", stop).on("error", stop).resume();
-}
-
-function addStopWithStdinOption(cmd: Command): Command {
-  return cmd.addOption(
-    new Option("--stop-with-stdin", "stop when stdin closes (set by `karmada up`)").hideHelp(),
-  );
 }
 
 /** Runs a started component until SIGINT/SIGTERM; a standby has only unref'd timers, so something must keep the process alive. */
@@ -482,7 +387,8 @@ const leaderElectionLost = (component: string) => (): void => {
 async function runControllerManagerCommand(flags: ControllerManagerFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "controller-manager" } });
   const features = featuresFrom("controller-manager", flags);
-  checkControllers("controller-manager", flags.controllers, Object.keys(controllers));
+  const names = flags.controllers ?? ["*"];
+  checkControllers("controller-manager", names, Object.keys(controllers));
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   const { client } = await kubeconfigClient("controller-manager", "--kubeconfig", path, flags.context);
   let manager: ReturnType<typeof startElectedControllerManager>;
@@ -490,15 +396,8 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
     manager = startElectedControllerManager({
       client,
       log,
-      controllers: flags.controllers,
-      options: {
-        ...clusterStatusOptionsFrom(flags),
-        clusterMonitorPeriodMs: flags.clusterMonitorPeriod,
-        clusterMonitorGracePeriodMs: flags.clusterMonitorGracePeriod,
-        clusterStartupGracePeriodMs: flags.clusterStartupGracePeriod,
-        ...failoverOptionsFrom(flags),
-        features,
-      },
+      controllers: [...names],
+      options: { ...pickValues(flags, CONTROLLER_OPTIONS), features },
       leaderElection: leaderElectionFrom(flags),
       onLost: leaderElectionLost("controller-manager"),
     });
@@ -519,17 +418,17 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
   );
 }
 
-interface SchedulerFlags
-  extends LeaderElectionCliFlags,
-    FeatureGatesCliFlags,
-    HealthCliFlags,
-    StopWithStdinFlag {
-  plugins?: string[];
-  enableEmptyWorkloadPropagation: boolean;
-  kubeconfig?: string;
-  context?: string;
-  logLevel: Level;
-}
+const SCHEDULER_COMMAND = mergeOptions(
+  kubeconfigOptions("the Karmada control plane"),
+  STOP_WITH_STDIN_OPTIONS,
+  LEADER_ELECTION_OPTIONS,
+  healthProbeOptions(":10351"),
+  FEATURE_GATES_OPTIONS,
+  SCHEDULER_OPTIONS,
+  logLevelOptions("info"),
+);
+
+type SchedulerFlags = OptionValues<typeof SCHEDULER_COMMAND>;
 
 /** `--plugins` with upstream's semantics (`*` all, `Name` on, `-Name` off), as the scheduler core takes it. */
 function scheduleOptionsFrom(flags: SchedulerFlags): ScheduleOptions {
@@ -581,13 +480,16 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   );
 }
 
-interface OperatorFlags extends LeaderElectionCliFlags, HealthCliFlags, StopWithStdinFlag {
-  kubeconfig?: string;
-  context?: string;
-  karmadaImage: string;
-  concurrentKarmadaSyncs: number;
-  logLevel: Level;
-}
+const OPERATOR_COMMAND = mergeOptions(
+  kubeconfigOptions("the host cluster"),
+  OPERATOR_OPTIONS,
+  STOP_WITH_STDIN_OPTIONS,
+  LEADER_ELECTION_OPTIONS,
+  healthProbeOptions(":8443"),
+  logLevelOptions("info"),
+);
+
+type OperatorFlags = OptionValues<typeof OPERATOR_COMMAND>;
 
 /** `karmada operator`: reconciles upstream's `Karmada` objects on the host cluster its kubeconfig names. */
 async function runOperatorCommand(flags: OperatorFlags): Promise<void> {
@@ -627,29 +529,23 @@ async function runOperatorCommand(flags: OperatorFlags): Promise<void> {
   );
 }
 
-interface AgentFlags extends LeaderElectionCliFlags, ClusterStatusCliFlags, FeatureGatesCliFlags {
-  karmadaKubeconfig?: string;
-  karmadaContext?: string;
-  kubeconfig?: string;
-  clusterContext?: string;
-  clusterName?: string;
-  clusterNamespace: string;
-  clusterApiEndpoint?: string;
-  proxyServerAddress?: string;
-  clusterProvider?: string;
-  clusterRegion?: string;
-  clusterZones?: string[];
-  reportSecrets?: string[];
-  controllers: string[];
-  clusterLeaseDuration: number;
-  clusterLeaseRenewIntervalFraction: number;
-  karmadaKubeconfigNamespace: string;
-  certRotationCheckingInterval: number;
-  certRotationRemainingTimeThreshold: number;
-  logLevel: Level;
-}
+const AGENT_COMMAND = mergeOptions(
+  AGENT_KARMADA_KUBECONFIG_OPTIONS,
+  AGENT_KUBECONFIG_OPTIONS,
+  AGENT_OPTIONS,
+  controllersOptions(Object.keys(agentControllers(""))),
+  CLUSTER_LEASE_OPTIONS,
+  CERT_ROTATION_OPTIONS,
+  AGENT_COMPATIBILITY_OPTIONS,
+  LEADER_ELECTION_OPTIONS,
+  CLUSTER_STATUS_OPTIONS,
+  FEATURE_GATES_OPTIONS,
+  logLevelOptions("info"),
+);
 
-function reportedSecrets(values: string[]): ReportedSecret[] {
+type AgentFlags = OptionValues<typeof AGENT_COMMAND>;
+
+function reportedSecrets(values: readonly string[]): ReportedSecret[] {
   const bad = values.filter((v) => v !== "None" && !REPORTED_SECRETS.includes(v as ReportedSecret));
   if (bad.length > 0 || (values.includes("None") && values.length > 1)) {
     fail(
@@ -684,15 +580,8 @@ async function agentMemberConnection(flags: AgentFlags): Promise<KubeconfigConne
 async function runAgentCommand(flags: AgentFlags): Promise<void> {
   const log = createLogger({ level: flags.logLevel, fields: { component: "agent" } });
   const features = featuresFrom("agent", flags);
-  if (!flags.clusterName) fail("agent", new StartupError("--cluster-name is required"));
-  if (!(flags.clusterLeaseRenewIntervalFraction > 0 && flags.clusterLeaseRenewIntervalFraction < 1)) {
-    fail("agent", new StartupError("--cluster-lease-renew-interval-fraction must be between 0 and 1"));
-  }
-  if (!(flags.certRotationRemainingTimeThreshold > 0 && flags.certRotationRemainingTimeThreshold < 1)) {
-    fail("agent", new StartupError("--cert-rotation-remaining-time-threshold must be between 0 and 1"));
-  }
-  const known = Object.keys(agentControllers(flags.clusterName));
-  checkControllers("agent", flags.controllers, known);
+  const names = flags.controllers ?? ["*"];
+  checkControllers("agent", names, Object.keys(agentControllers(flags.clusterName)));
   const memberConn = await agentMemberConnection(flags);
   const memberClient = httpClientFor(memberConn, { userAgent: "karmada-agent" });
   // Without --karmada-kubeconfig, the credentials `karmadactl register` left in the member.
@@ -736,14 +625,9 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
         ...(flags.clusterRegion ? { region: flags.clusterRegion } : {}),
         ...(flags.clusterZones?.length ? { zones: flags.clusterZones } : {}),
       },
-      controllers: flags.controllers,
+      controllers: [...names],
       options: {
-        ...clusterStatusOptionsFrom(flags),
-        clusterLeaseDurationMs: flags.clusterLeaseDuration,
-        clusterLeaseRenewFraction: flags.clusterLeaseRenewIntervalFraction,
-        certRotationCheckingIntervalMs: flags.certRotationCheckingInterval,
-        certRotationRemainingTimeThreshold: flags.certRotationRemainingTimeThreshold,
-        karmadaKubeconfigNamespace: flags.karmadaKubeconfigNamespace,
+        ...pickValues(flags, CONTROLLER_OPTIONS),
         onAgentCertificateRotated: (cert) => rotating.rotate(cert),
         features,
       },
@@ -768,25 +652,9 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
   );
 }
 
-interface MemberSimFlags {
-  name: string;
-  bindAddress: string;
-  port: number;
-  nodes: number;
-  nodeCpu: string;
-  nodeMemory: string;
-  nodePods: number;
-  region?: string;
-  zone?: string;
-  provider?: string;
-  stages?: string;
-  kubeconfigOut?: string;
-  certDir?: string;
-  insecure: boolean;
-  storage: string;
-  stopWithStdin?: boolean;
-  logLevel: Level;
-}
+const MEMBER_SIM_COMMAND = mergeOptions(MEMBER_SIM_OPTIONS, logLevelOptions("warn"), STOP_WITH_STDIN_OPTIONS);
+
+type MemberSimFlags = OptionValues<typeof MEMBER_SIM_COMMAND>;
 
 /** A stage file, or the command fails saying which flag and what to fix. */
 function readStages(command: string, flag: string, file: string): CustomStage[] {
@@ -924,511 +792,70 @@ async function runFault(type: string, target: string | undefined, flags: FaultFl
   }
 }
 
-/** The cluster-status flags `up` and `controller-manager` share (upstream's names and defaults). */
-function addClusterStatusOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      durationOption(
-        "--cluster-status-update-frequency <duration>",
-        "how often member health and status are collected",
-        "10s",
-      ),
-    )
-    .addOption(
-      durationOption(
-        "--cluster-failure-threshold <duration>",
-        "how long a member must fail before it is NotReady",
-        "30s",
-      ),
-    )
-    .addOption(
-      durationOption(
-        "--cluster-success-threshold <duration>",
-        "how long a member must recover before it is Ready again",
-        "30s",
-      ),
-    );
-}
-
-/** `true` or `false`, for flags upstream spells `--name=false`. */
-function boolValue(value: string): boolean {
-  if (value === "true") return true;
-  if (value === "false") return false;
-  throw new InvalidArgumentError("must be true or false");
-}
-
-function nonNegativeNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0) {
-    throw new InvalidArgumentError("must be a non-negative number");
-  }
-  return n;
-}
-
-/** Cluster failover flags (upstream v1.12's names and defaults, plus our shadow mode). */
-function addFailoverOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      durationOption(
-        "--failover-eviction-timeout <duration>",
-        "how long Ready must be False or Unknown before a cluster gets the NoExecute taint (gate Failover)",
-        "5m",
-      ),
-    )
-    .option(
-      "--enable-taint-manager [bool]",
-      "evict workloads from clusters with NoExecute taints they do not tolerate (gate Failover)",
-      boolValue,
-      true,
-    )
-    .option(
-      "--resource-eviction-rate <n>",
-      "taint evictions per second (0: one per 30 minutes)",
-      nonNegativeNumber,
-      0.5,
-    )
-    .addOption(
-      new Option(
-        "--no-execute-taint-eviction-purge-mode <mode>",
-        "purge mode of a taint eviction when the policy sets no failover.cluster behaviour",
-      )
-        .choices(["Directly", "Gracefully"])
-        .default("Gracefully"),
-    )
-    .addOption(
-      durationOption(
-        "--graceful-eviction-timeout <duration>",
-        "how long the old copy of an evicted workload stays at most when the new one does not become healthy",
-        "10m",
-      ),
-    )
-    .option(
-      "--failover-shadow-mode [bool]",
-      "record the evictions the taint manager would make (EvictionShadowed events) without making them",
-      boolValue,
-      false,
-    );
-}
-
-/** karmada-webhook's default cluster toleration flags (where admission runs). */
-function addTolerationOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      "--default-not-ready-toleration-seconds <n>",
-      "tolerationSeconds of the cluster.karmada.io/not-ready:NoExecute toleration added to every propagation policy without one",
-      count,
-      300,
-    )
-    .option(
-      "--default-unreachable-toleration-seconds <n>",
-      "tolerationSeconds of the cluster.karmada.io/unreachable:NoExecute toleration added to every propagation policy without one",
-      count,
-      300,
-    );
-}
-
-/** Upstream's leader-election flags (controller-manager, agent). */
-function addLeaderElectionOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      "--leader-elect [bool]",
-      "run the controllers only while holding the leader Lease (--leader-elect=false: at once, a single replica)",
-      boolValue,
-      true,
-    )
-    .option("--no-leader-elect", "run the controllers at once (a single replica)")
-    .addOption(
-      durationOption(
-        "--leader-elect-lease-duration <duration>",
-        "how long a standby waits before taking the Lease",
-        "15s",
-      ),
-    )
-    .addOption(
-      durationOption(
-        "--leader-elect-renew-deadline <duration>",
-        "how long the leader retries renewing before it gives up",
-        "10s",
-      ),
-    )
-    .addOption(
-      durationOption(
-        "--leader-elect-retry-period <duration>",
-        "time between acquire and renew attempts",
-        "2s",
-      ),
-    )
-    .option("--leader-elect-resource-namespace <ns>", "namespace of the leader Lease", "karmada-system");
-}
-
 export function buildProgram(): Command {
   const program = new Command("karmada")
     .description("karmada-ts: a Karmada-compatible multi-cluster control plane")
     .showHelpAfterError()
     .configureOutput({ outputError: (text, write) => write(text) });
-  const apiserver = program
-    .command("apiserver")
-    .description("run the Kubernetes-compatible API server (policies, bindings, works, clusters, CRDs)")
-    .option(
-      "--storage <url>",
-      "memory:, sqlite://<path> or etcd://host:port[,host:port][?cacert=&cert=&key=]",
-      APISERVER_DEFAULT_STORAGE,
-    )
-    .option(
-      "--etcd-servers <urls>",
-      "kube-apiserver's: etcd servers (https://host:port,...) to store in, instead of --storage",
-      list,
-    )
-    .option("--etcd-cafile <file>", "the CA that signed the etcd servers' certificates")
-    .option("--etcd-certfile <file>", "client certificate for etcd")
-    .option("--etcd-keyfile <file>", "its key")
-    .option("--etcd-prefix <prefix>", "the key prefix in etcd", "/registry")
-    .addOption(
-      durationOption(
-        "--etcd-compaction-interval <duration>",
-        "how often history older than one interval is compacted, any backend (0: never)",
-        "5m",
-      ),
-    )
-    .option(
-      "--max-requests-inflight <n>",
-      "read-only requests served at once; more are answered 429 (0: no limit; watches and proxies not counted)",
-      count,
-      400,
-    )
-    .option(
-      "--max-mutating-requests-inflight <n>",
-      "mutating requests served at once; more are answered 429 (0: no limit)",
-      count,
-      200,
-    )
-    .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
-    .option("--secure-port <n>", "HTTPS port to listen on (0: a free port, logged)", port, 5443)
-    .option(
-      "--advertise-address <ip>",
-      "the address members and registering clusters reach this server at (kube-public/cluster-info); default: --bind-address, or this host's name when that is 0.0.0.0",
-    )
-    .addOption(new Option("--port <n>", "the same as --secure-port").argParser(port))
-    .option(
-      "--cert-dir <dir>",
-      "where the self-signed serving certificate (and the service-account key, when no --service-account-signing-key-file) is kept",
-      ".karmada/certs",
-    )
-    .option(
-      "--tls-cert-file <file>",
-      "serving certificate (PEM, followed by its CA chain); default: self-signed in --cert-dir",
-    )
-    .option("--tls-private-key-file <file>", "the serving certificate's key")
-    .option(
-      "--client-ca-file <file>",
-      "CA bundle that client certificates are verified against (CN user, O groups)",
-    )
-    .option("--token-auth-file <file>", 'static bearer tokens: token,user,uid,"group1,group2" per line')
-    .option(
-      "--service-account-signing-key-file <file>",
-      "private key service-account tokens are signed with (default: sa.key in --cert-dir)",
-    )
-    .option(
-      "--service-account-key-file <file>",
-      "public key (or certificate) service-account tokens are verified with; repeatable",
-      list,
-    )
-    .option(
-      "--service-account-issuer <url>",
-      `issuer of service-account tokens (the first issues, all are accepted; default ${DEFAULT_SERVICE_ACCOUNT_ISSUER}); repeatable`,
-      list,
-    )
-    .option(
-      "--api-audiences <list>",
-      "audiences a service-account token must name (default: the issuers)",
-      list,
-    )
-    .option(
-      "--service-account-jwks-uri <url>",
-      "the JWKS URI issuer discovery advertises (default: https://<advertise address>:<port>/openid/v1/jwks)",
-    )
-    .addOption(
-      durationOption(
-        "--service-account-max-token-expiration <duration>",
-        "the longest a requested token lives (0: no limit)",
-        "0s",
-      ),
-    )
-    .option(
-      "--enable-bootstrap-token-auth [bool]",
-      "authenticate bootstrap tokens (kube-system/bootstrap-token-<id> Secrets)",
-      boolValue,
-      false,
-    )
-    .option(
-      "--anonymous-auth [bool]",
-      "requests without credentials are system:anonymous (else 401)",
-      boolValue,
-      true,
-    )
-    .option("--authorization-mode <modes>", "RBAC (default) or AlwaysAllow", list, ["RBAC"])
-    .option(
-      "--cluster-signing-cert-file <file>",
-      "CA certificate that signs kubernetes.io/kube-apiserver-client CSRs",
-    )
-    .option("--cluster-signing-key-file <file>", "its private key")
-    .addOption(
-      durationOption(
-        "--cluster-signing-duration <duration>",
-        "the longest a signed certificate lives",
-        "8760h",
-      ),
-    )
-    .option(
-      "--root-ca-file <file>",
-      "CA written as ca.crt into service-account token Secrets (default: the serving CA)",
-    )
-    .option(
-      "--insecure",
-      "serve plain HTTP with no authentication or authorization: for benchmarks and tests only, never exposed",
-      false,
-    )
-    .option(
-      "--disable-search",
-      "karmada-search's flag: do not serve the search API (/apis/search.karmada.io/v1alpha1/search/...)",
-      false,
-    )
-    .option(
-      "--disable-proxy",
-      "karmada-search's flag: do not serve the proxy (/apis/search.karmada.io/v1alpha1/proxying/...)",
-      false,
-    )
-    .option(
-      "--search-cache-max-bytes <bytes>",
-      "what the member caches behind search and the proxy may hold together (0: no bound); a cache that would go past it is dropped and its ResourceRegistry says so",
-      count,
-      DEFAULT_SEARCH_CACHE_MAX_BYTES,
-    )
-    .option("--log-level <level>", "debug, info, warn or error", level, "info");
-  addStopWithStdinOption(addTolerationOptions(apiserver)).action((flags: ApiserverFlags) =>
-    runApiserver(flags),
+  /** A subcommand whose flags `table` declares, run with the options it reads. */
+  const component = <const Table extends OptionTable>(
+    name: string,
+    description: string,
+    table: Table,
+    run: (flags: OptionValues<Table>) => Promise<void>,
+  ): Command =>
+    addOptions(program.command(name).description(description), table).action(
+      (flags: Record<string, unknown>) => run(readOptions(name, table, flags)),
+    );
+  component(
+    "apiserver",
+    "run the Kubernetes-compatible API server (policies, bindings, works, clusters, CRDs)",
+    APISERVER_COMMAND,
+    runApiserver,
   );
-  const up = program
-    .command("up")
-    .description(
-      "run a local Karmada: the control plane and its controllers on SQLite, plus simulated member clusters (member3 in Pull mode through an agent, the rest joined in Push mode), with one kubeconfig for all (contexts karmada-apiserver, member1..N)",
-    )
-    .option(
-      "--data-dir <dir>",
-      "where state, member logs and karmada.config live; running again resumes",
-      ".karmada",
-    )
-    .option("--port <n>", "control plane port (0: a free port)", port, 5443)
-    .option("--members <n>", "simulated member clusters", count, 3)
-    .option(
-      "--member-stages <file.yaml>",
-      "custom-resource stages every member runs (see member-sim --stages), e.g. a FlinkDeployment getting a jobID",
-    )
-    .option(
-      "--ca-cert-file <file>",
-      "your own CA certificate for the control plane (with --ca-key-file); default: a new CA in <data-dir>/pki",
-    )
-    .option("--ca-key-file <file>", "the CA's private key")
-    .option(
-      "--ha",
-      "the HA topology instead of one process on SQLite: 3 etcd members (Debian's etcd, TLS), 3 control-plane nodes each with its own API server, controller manager and scheduler processes, behind a load balancer on --port (contexts karmada-apiserver, karmada-apiserver-1..3)",
-      false,
-    )
-    .option("--log-level <level>", "debug, info, warn or error", level, "warn");
-  addFeatureGatesOption(addTolerationOptions(addFailoverOptions(addClusterStatusOptions(up)))).action(
-    (flags: UpFlags) => runUpCommand(flags),
+  component(
+    "up",
+    "run a local Karmada: the control plane and its controllers on SQLite, plus simulated member clusters (member3 in Pull mode through an agent, the rest joined in Push mode), with one kubeconfig for all (contexts karmada-apiserver, member1..N)",
+    UP_COMMAND,
+    runUpCommand,
   );
-  const controllerManager = program
-    .command("controller-manager")
-    .description(
-      "run the Karmada controllers against a control plane (one replica leads through a Lease in karmada-system)",
-    )
-    .option(
-      "--kubeconfig <path>",
-      "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
-    )
-    .option("--context <name>", "kubeconfig context to use")
-    .option(
-      "--controllers <names>",
-      `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(controllers).join(", ")}`,
-      list,
-    );
-  addFeatureGatesOption(
-    addFailoverOptions(
-      addClusterStatusOptions(
-        addHealthOptions(addLeaderElectionOptions(addStopWithStdinOption(controllerManager)), ":10357"),
-      ),
-    ),
-  )
-    .addOption(
-      durationOption("--cluster-monitor-period <duration>", "how often cluster leases are checked", "5s"),
-    )
-    .addOption(
-      durationOption(
-        "--cluster-monitor-grace-period <duration>",
-        "how long a silent cluster stays Ready",
-        "40s",
-      ),
-    )
-    .addOption(
-      durationOption("--cluster-startup-grace-period <duration>", "grace for a newly joined cluster", "1m"),
-    )
-    .option("--log-level <level>", "debug, info, warn or error", level, "info")
-    .action((flags: ControllerManagerFlags) =>
-      runControllerManagerCommand({ ...flags, controllers: flags.controllers ?? ["*"] }),
-    );
-  const scheduler = program
-    .command("scheduler")
-    .description(
-      "run the Karmada scheduler against a control plane: places ResourceBindings on clusters (one replica leads through karmada-system/karmada-scheduler)",
-    )
-    .option(
-      "--kubeconfig <path>",
-      "kubeconfig of the Karmada control plane (default: $KUBECONFIG, ~/.kube/config)",
-    )
-    .option("--context <name>", "kubeconfig context to use");
-  addFeatureGatesOption(
-    addHealthOptions(addLeaderElectionOptions(addStopWithStdinOption(scheduler)), ":10351"),
-  )
-    .option(
-      "--plugins <names>",
-      "scheduler plugins: * for all, Name to enable, -Name to disable (e.g. *,-ClusterLocality)",
-      list,
-    )
-    .option("--enable-empty-workload-propagation", "propagate workloads with 0 replicas too", false)
-    .option("--log-level <level>", "debug, info, warn or error", level, "info")
-    .action((flags: SchedulerFlags) => runSchedulerCommand(flags));
-  const operator = program
-    .command("operator")
-    .description(
-      "run karmada-operator against a host cluster: installs a Karmada control plane (this project's image) for each operator.karmada.io/v1alpha1 Karmada object there, and removes it when the object goes",
-    )
-    .option("--kubeconfig <path>", "kubeconfig of the host cluster (default: $KUBECONFIG, ~/.kube/config)")
-    .option("--context <name>", "kubeconfig context to use")
-    .option("--karmada-image <image>", "the image the control-plane components run", DEFAULT_AGENT_IMAGE)
-    .option("--concurrent-karmada-syncs <n>", "Karmada objects reconciled at once", count, 5);
-  addHealthOptions(addLeaderElectionOptions(addStopWithStdinOption(operator)), ":8443")
-    .option("--log-level <level>", "debug, info, warn or error", level, "info")
-    .action((flags: OperatorFlags) => runOperatorCommand(flags));
-  const agent = program
-    .command("agent")
-    .description(
-      "run the agent of a Pull-mode member cluster: registers the cluster with the control plane, then reports its status and renews its Lease (one replica leads through karmada-system/karmada-agent-<cluster>)",
-    )
-    .option(
-      "--karmada-kubeconfig <path>",
-      "kubeconfig of the Karmada control plane (default: the member's Secret <--karmada-kubeconfig-namespace>/karmada-kubeconfig, as `karmadactl register` writes it)",
-    )
-    .option(
-      "--karmada-kubeconfig-namespace <ns>",
-      "member namespace of the Secret karmada-kubeconfig holding the agent's control-plane kubeconfig (read without --karmada-kubeconfig, rotated by certRotation)",
-      "karmada-system",
-    )
-    .option("--karmada-context <name>", "context in --karmada-kubeconfig")
-    .option(
-      "--kubeconfig <path>",
-      "kubeconfig of the member cluster the agent serves (default: $KUBECONFIG, ~/.kube/config)",
-    )
-    .option("--cluster-context <name>", "context in --kubeconfig (karmada-ts addition)")
-    .option("--cluster-name <name>", "name of the member cluster the agent serves (required)")
-    .option("--cluster-namespace <ns>", "control-plane namespace of the cluster's secrets", "karmada-cluster")
-    .option(
-      "--cluster-api-endpoint <url>",
-      "the member's API endpoint to record (default: --kubeconfig's server)",
-    )
-    .option("--proxy-server-address <url>", "proxy through which the member is reached")
-    .option("--cluster-provider <name>", "provider of the cluster")
-    .option("--cluster-region <region>", "region of the cluster")
-    .option("--cluster-zones <zones>", "zones of the cluster (comma-separated)", list)
-    .option(
-      "--report-secrets <kinds>",
-      "secrets reported to the control plane: KubeCredentials,KubeImpersonator or None",
-      list,
-    )
-    .option(
-      "--controllers <names>",
-      `controllers to run: * for all, name to enable, -name to disable; known: ${Object.keys(agentControllers("")).join(", ")}`,
-      list,
-    )
-    .addOption(
-      durationOption("--cluster-lease-duration <duration>", "how long the cluster's Lease is valid", "40s"),
-    )
-    .option(
-      "--cluster-lease-renew-interval-fraction <f>",
-      "renew the Lease every duration × f",
-      (v: string) => Number(v),
-      0.25,
-    )
-    .addOption(
-      durationOption(
-        "--cert-rotation-checking-interval <duration>",
-        "how often certRotation checks the agent's certificate (with --controllers=*,certRotation)",
-        "5m",
-      ),
-    )
-    .option(
-      "--cert-rotation-remaining-time-threshold <f>",
-      "certRotation renews the certificate once its remaining lifetime is at most this fraction of the whole",
-      (v: string) => Number(v),
-      0.2,
-    )
-    // Flags the Deployment `karmadactl register` writes passes; accepted so the same command
-    // line runs here. No metrics or health endpoints are served yet (issue J).
-    .addOption(
-      new Option("--metrics-bind-address <addr>", "accepted for compatibility; not served yet").hideHelp(),
-    )
-    .addOption(
-      new Option(
-        "--health-probe-bind-address <addr>",
-        "accepted for compatibility; not served yet",
-      ).hideHelp(),
-    )
-    .addOption(
-      new Option("--v <level>", "klog verbosity, accepted for compatibility (use --log-level)").hideHelp(),
-    );
-  addFeatureGatesOption(addClusterStatusOptions(addLeaderElectionOptions(agent)))
-    .option("--log-level <level>", "debug, info, warn or error", level, "info")
-    .action((flags: AgentFlags) => runAgentCommand({ ...flags, controllers: flags.controllers ?? ["*"] }));
-  const memberSim = program
-    .command("member-sim")
-    .description(
-      "run a simulated member cluster (kwok style): our API server with nodes, a scheduler, a simulated kubelet and the workload controllers; for tests, demos and benchmarks",
-    )
-    .option("--name <name>", "cluster name (node names <name>-node-<i>, kubeconfig context)", "member1")
-    .option("--bind-address <ip>", "address to listen on", "127.0.0.1")
-    .option("--port <n>", "port for the API and the admin endpoint /sim/faults (0: a free port)", port, 0)
-    .option("--nodes <n>", "simulated nodes", count, 3)
-    .option("--node-cpu <quantity>", "cpu capacity of each node", "8")
-    .option("--node-memory <quantity>", "memory capacity of each node", "32Gi")
-    .option("--node-pods <n>", "pod capacity of each node", count, 110)
-    .option("--region <region>", "topology.kubernetes.io/region label on every node")
-    .option("--zone <zone>", "topology.kubernetes.io/zone label on every node")
-    .option("--provider <name>", "cloud provider (nodes' spec.providerID <provider>://<cluster>/<node>)")
-    .option(
-      "--stages <file.yaml>",
-      `custom-resource stages: a YAML list of {name, apiVersion, kind, delayMs?, when?: once | {missing: <path>} | {equals: {<path>: <value>}}, set: {status: {...}}}; status strings may use ${PLACEHOLDERS.join(" ")}`,
-    )
-    .option(
-      "--kubeconfig-out <path>",
-      "write a kubeconfig reaching the cluster as its administrator (context named after it; CA and client certificate inline)",
-    )
-    .option(
-      "--cert-dir <dir>",
-      "keep the cluster's CA, serving certificate, admin certificate and service-account key here (made on first start, reused after); default: new ones in memory",
-    )
-    .option("--insecure", "serve plain HTTP with no authentication or authorization (benchmarks only)", false)
-    .option("--storage <url>", "memory:, sqlite://<path> or etcd://host:port", "memory:")
-    .option("--log-level <level>", "debug, info, warn or error", level, "warn")
-    .addOption(new Option("--stop-with-stdin", "stop when stdin closes (set by `karmada up`)").hideHelp())
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Prints `member-sim <name> listening on <url>` once serving; stops on SIGINT/SIGTERM.",
-        "Faults: POST <url>/sim/faults with JSON as the cluster's admin, or `karmada member-sim fault --kubeconfig <file> --context <name> <type>`.",
-      ].join("\n"),
-    )
-    .action((flags: MemberSimFlags) => runMemberSim(flags));
+  component(
+    "controller-manager",
+    "run the Karmada controllers against a control plane (one replica leads through a Lease in karmada-system)",
+    CONTROLLER_MANAGER_COMMAND,
+    runControllerManagerCommand,
+  );
+  component(
+    "scheduler",
+    "run the Karmada scheduler against a control plane: places ResourceBindings on clusters (one replica leads through karmada-system/karmada-scheduler)",
+    SCHEDULER_COMMAND,
+    runSchedulerCommand,
+  );
+  component(
+    "operator",
+    "run karmada-operator against a host cluster: installs a Karmada control plane (this project's image) for each operator.karmada.io/v1alpha1 Karmada object there, and removes it when the object goes",
+    OPERATOR_COMMAND,
+    runOperatorCommand,
+  );
+  component(
+    "agent",
+    "run the agent of a Pull-mode member cluster: registers the cluster with the control plane, then reports its status and renews its Lease (one replica leads through karmada-system/karmada-agent-<cluster>)",
+    AGENT_COMMAND,
+    runAgentCommand,
+  );
+  const memberSim = component(
+    "member-sim",
+    "run a simulated member cluster (kwok style): our API server with nodes, a scheduler, a simulated kubelet and the workload controllers; for tests, demos and benchmarks",
+    MEMBER_SIM_COMMAND,
+    runMemberSim,
+  ).addHelpText(
+    "after",
+    [
+      "",
+      "Prints `member-sim <name> listening on <url>` once serving; stops on SIGINT/SIGTERM.",
+      "Faults: POST <url>/sim/faults with JSON as the cluster's admin, or `karmada member-sim fault --kubeconfig <file> --context <name> <type>`.",
+    ].join("\n"),
+  );
   memberSim
     .command("fault")
     .description(

@@ -39,7 +39,7 @@ export function clusterZones(cluster: ClusterObject): string[] {
 
 export function clusterMatches(cluster: ClusterObject, affinity: ClusterAffinity | undefined): boolean {
   if (!affinity) return true;
-  const name = cluster.metadata.name!;
+  const name = cluster.metadata.name;
   const spec = cluster.spec ?? {};
   if (affinity.exclude?.includes(name)) return false;
   if (affinity.labelSelector) {
