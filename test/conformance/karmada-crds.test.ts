@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import type { Schema } from "../../src/api/schema.ts";
-import { startTestApi, type TestApi } from "../../src/apiserver/test-client.ts";
+import { startTestApi, type TestApi } from "../support/api.ts";
 
 const CRD_DIR = new URL("../../../shared/conformance/karmada/crds/", import.meta.url);
 

@@ -24,8 +24,8 @@ import { kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { LocalClient } from "../../src/client/local.ts";
 import { silentLogger } from "../../src/log.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
-import { FAST } from "../../src/member-sim/test-support.ts";
-import { eventually } from "./harness.ts";
+import { eventually } from "../support/kubectl.ts";
+import { FAST } from "../support/member-sim.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 

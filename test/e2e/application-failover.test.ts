@@ -9,9 +9,9 @@
  * with kubectl; then the old copy is removed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually } from "./harness.ts";
-import { deployment, manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually } from "../support/kubectl.ts";
+import { deployment, manifest } from "../support/kubectl-output.ts";
 
 type Obj = {
   metadata: { name: string };

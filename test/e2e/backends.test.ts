@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../../src/storage/etcd/local-etcd.ts";
 import { openStore } from "../../src/storage/open.ts";
-import { eventually, startTestServer, type TestServer } from "./harness.ts";
+import { eventually, startTestServer, type TestServer } from "../support/kubectl.ts";
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment

@@ -24,7 +24,7 @@ import {
   Watch,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestServer, type TestServer } from "./harness.ts";
+import { eventually, startTestServer, type TestServer } from "../support/kubectl.ts";
 
 /**
  * Loads the harness's kubeconfig. client-node 1.x refuses a plain `http://` server unless the

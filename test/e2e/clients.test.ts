@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpClient } from "../../src/client/http.ts";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { startTestServer, type TestServer } from "../support/kubectl.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const NODE22_VERSION = "22.23.3";

@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpClientFor, loadKubeconfig } from "../../src/client/kubeconfig.ts";
 import { sendFault } from "../../src/member-sim/fault-client.ts";
 import { FeatureGates } from "../../src/runtime/features.ts";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually, KUBECTL } from "./harness.ts";
-import { deployment, manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually, KUBECTL } from "../support/kubectl.ts";
+import { deployment, manifest } from "../support/kubectl-output.ts";
 
 type Obj = {
   metadata: { name: string; deletionTimestamp?: string };

@@ -19,7 +19,7 @@ import { CONTROLLER_MANAGER_USER } from "../../src/karmada/rbac.ts";
 import { silentLogger } from "../../src/log.ts";
 import { isNotFound } from "../../src/machinery/errors.ts";
 import { issueClientCertificate } from "../../src/pki/cluster-pki.ts";
-import { eventually } from "./harness.ts";
+import { eventually } from "../support/kubectl.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bindingReferenceKey } from "../../src/karmada/names.ts";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually } from "./harness.ts";
-import { configMap, manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually } from "../support/kubectl.ts";
+import { configMap, manifest } from "../support/kubectl-output.ts";
 
 type Obj = {
   metadata: {

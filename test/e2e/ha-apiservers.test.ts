@@ -13,7 +13,7 @@ import { HttpClient } from "../../src/client/http.ts";
 import { silentLogger } from "../../src/log.ts";
 import { type ClusterPki, createClusterPki } from "../../src/pki/cluster-pki.ts";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../../src/storage/etcd/local-etcd.ts";
-import { eventually } from "./harness.ts";
+import { eventually } from "../support/kubectl.ts";
 
 const CRONTABS: ResourceRef = {
   group: "stable.example.com",
@@ -173,7 +173,7 @@ describe.skipIf(!existsSync(ETCD_BINARY))("API servers on one etcd", { timeout: 
       metadata: {
         namespace: "default",
         name: "dependent",
-        ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata.uid! }],
+        ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata.uid }],
       },
     });
     await b.create(RESOURCES.configmaps, {

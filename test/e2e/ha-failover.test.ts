@@ -11,8 +11,8 @@ import { RESOURCES } from "../../src/client/client.ts";
 import { KARMADA } from "../../src/karmada/resources.ts";
 import type { ServedMemberCluster } from "../../src/member-sim/cluster.ts";
 import { ETCD_BINARY } from "../../src/storage/etcd/local-etcd.ts";
-import { type HaFleet, startHaFleet } from "./ha-nodes.ts";
-import { eventually } from "./harness.ts";
+import { type HaFleet, startHaFleet } from "../support/ha-fleet.ts";
+import { eventually } from "../support/kubectl.ts";
 
 const deployment = (name: string) => ({
   apiVersion: "apps/v1",
@@ -148,7 +148,7 @@ describe.skipIf(!existsSync(ETCD_BINARY))("a control-plane node lost whole", { t
     expect(new Set(seen.map((e) => e.split(" ").at(-1))).size, seen.join("\n")).toBe(2);
     for (const m of fleet.members) {
       const works = (await survivor.list(KARMADA.works, `karmada-es-${m.name}`)).items.map(
-        (w) => w.metadata.name!,
+        (w) => w.metadata.name,
       );
       for (const name of ["before", "after"]) {
         expect(

@@ -6,7 +6,7 @@ import { type RequestOptions, request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryStore } from "../../src/storage/memory/store.ts";
 import type { Store, Watch, WatchHandlers } from "../../src/storage/store.ts";
-import { eventually, startTestServer, type TestServer } from "./harness.ts";
+import { eventually, startTestServer, type TestServer } from "../support/kubectl.ts";
 
 /** A real memory store that counts the watches open on it. */
 class CountingStore extends MemoryStore {

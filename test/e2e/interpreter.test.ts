@@ -4,9 +4,9 @@
  * customization takes effect without a restart; a script that does not compile is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually } from "./harness.ts";
-import { manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually } from "../support/kubectl.ts";
+import { manifest } from "../support/kubectl-output.ts";
 
 type Obj = {
   metadata: { name: string; labels?: Record<string, string> };

@@ -6,9 +6,9 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually, type KubectlResult } from "./harness.ts";
-import { deployment, manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually, type KubectlResult } from "../support/kubectl.ts";
+import { deployment, manifest } from "../support/kubectl-output.ts";
 
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
 const UNSCHEDULABLE = "cluster.karmada.io/unschedulable";

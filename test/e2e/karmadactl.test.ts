@@ -27,9 +27,9 @@ import { LocalClient } from "../../src/client/local.ts";
 import { silentLogger } from "../../src/log.ts";
 import { isNotFound } from "../../src/machinery/errors.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
-import { FAST } from "../../src/member-sim/test-support.ts";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
-import { AGE, lines, table } from "./util.ts";
+import { eventually, KUBECTL, type KubectlResult } from "../support/kubectl.ts";
+import { AGE, lines, table } from "../support/kubectl-output.ts";
+import { FAST } from "../support/member-sim.ts";
 
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
 

@@ -4,8 +4,8 @@
  * dry runs, `kubectl diff`, and `create -f` / `replace -f` / `replace --force`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { configMap, deployment, json, lines, manifest } from "./util.ts";
+import { startTestServer, type TestServer } from "../support/kubectl.ts";
+import { configMap, deployment, json, lines, manifest } from "../support/kubectl-output.ts";
 
 const NS = "ap";
 

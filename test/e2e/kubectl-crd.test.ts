@@ -5,8 +5,8 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sharedPath, startTestServer, type TestServer } from "./harness.ts";
-import { age, manifest, table } from "./util.ts";
+import { sharedPath, startTestServer, type TestServer } from "../support/kubectl.ts";
+import { age, manifest, table } from "../support/kubectl-output.ts";
 
 const GUESTBOOK = "conformance/karmada/samples/guestbook";
 

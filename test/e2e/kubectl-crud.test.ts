@@ -3,8 +3,8 @@
  * scripted editor, `patch` of every type, `label`, `annotate`, `scale`, and `describe`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { configMap, deployment, json, manifest } from "./util.ts";
+import { startTestServer, type TestServer } from "../support/kubectl.ts";
+import { configMap, deployment, json, manifest } from "../support/kubectl-output.ts";
 
 const NS = "crud";
 const PROTOBUF = "application/vnd.kubernetes.protobuf";

@@ -3,8 +3,8 @@
  * garbage collector, `--all`, and namespace deletion removing everything inside.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestServer, type TestServer } from "./harness.ts";
-import { configMap, deployment, manifest } from "./util.ts";
+import { eventually, startTestServer, type TestServer } from "../support/kubectl.ts";
+import { configMap, deployment, manifest } from "../support/kubectl-output.ts";
 
 const NS = "del";
 

@@ -3,8 +3,8 @@
  * and short names resolving through discovery.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { json, lines, table } from "./util.ts";
+import { startTestServer, type TestServer } from "../support/kubectl.ts";
+import { json, lines, table } from "../support/kubectl-output.ts";
 
 describe.concurrent("kubectl discovery commands", () => {
   let s: TestServer;

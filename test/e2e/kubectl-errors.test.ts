@@ -4,8 +4,8 @@
  * types, resourceVersion conflicts, unsupported patch types, bad selectors, missing namespaces.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { configMap, deployment, manifest } from "./util.ts";
+import { startTestServer, type TestServer } from "../support/kubectl.ts";
+import { configMap, deployment, manifest } from "../support/kubectl-output.ts";
 
 const NS = "errs";
 

@@ -4,8 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { age, configMap, deployment, json, lines, manifest, table, tables } from "./util.ts";
+import { startTestServer, type TestServer } from "../support/kubectl.ts";
+import {
+  age,
+  configMap,
+  deployment,
+  json,
+  lines,
+  manifest,
+  table,
+  tables,
+} from "../support/kubectl-output.ts";
 
 const NS = "gt";
 

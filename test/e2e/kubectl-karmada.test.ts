@@ -5,8 +5,8 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sharedPath, startTestServer, type TestServer } from "./harness.ts";
-import { age, table } from "./util.ts";
+import { sharedPath, startTestServer, type TestServer } from "../support/kubectl.ts";
+import { age, table } from "../support/kubectl-output.ts";
 
 const SAMPLES = "conformance/karmada/samples";
 

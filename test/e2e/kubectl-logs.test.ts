@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
-import { FAST } from "../../src/member-sim/test-support.ts";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
-import { lines, manifest } from "./util.ts";
+import { eventually, KUBECTL, type KubectlResult } from "../support/kubectl.ts";
+import { lines, manifest } from "../support/kubectl-output.ts";
+import { FAST } from "../support/member-sim.ts";
 
 const NS = "default";
 

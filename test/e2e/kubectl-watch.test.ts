@@ -3,8 +3,8 @@
  * and `kubectl wait` for a JSONPath value, for deletion and for a CRD condition.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startTestServer, type TestServer, watchStarted } from "./harness.ts";
-import { AGE, cells, configMap, deployment, lines, manifest } from "./util.ts";
+import { eventually, startTestServer, type TestServer, watchStarted } from "../support/kubectl.ts";
+import { AGE, cells, configMap, deployment, lines, manifest } from "../support/kubectl-output.ts";
 
 const NS = "wt";
 

@@ -17,9 +17,9 @@ import {
   writeKubeconfig,
 } from "../../src/client/kubeconfig.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
-import { FAST } from "../../src/member-sim/test-support.ts";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
-import { manifest, table } from "./util.ts";
+import { eventually, KUBECTL, type KubectlResult } from "../support/kubectl.ts";
+import { manifest, table } from "../support/kubectl-output.ts";
+import { FAST } from "../support/member-sim.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 

@@ -16,12 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
-import { FAST } from "../../src/member-sim/test-support.ts";
 import { createClusterPki } from "../../src/pki/cluster-pki.ts";
 import { createCertificateAuthority, issueCertificate } from "../../src/pki/x509.ts";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../../src/storage/etcd/local-etcd.ts";
-import { startKarmada } from "./ha-nodes.ts";
-import { contextKubectl, eventually, type KubectlResult, sharedPath } from "./harness.ts";
+import { startKarmada } from "../support/ha-fleet.ts";
+import { contextKubectl, eventually, type KubectlResult, sharedPath } from "../support/kubectl.ts";
+import { FAST } from "../support/member-sim.ts";
 
 const CRD = sharedPath("conformance/karmada/operator/operator.karmada.io_karmadas.yaml");
 const SAMPLE = sharedPath("conformance/karmada/operator/karmada.yaml");

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FeatureGates } from "../../src/runtime/features.ts";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually } from "./harness.ts";
-import { deployment, manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually } from "../support/kubectl.ts";
+import { deployment, manifest } from "../support/kubectl-output.ts";
 
 type Obj = {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };

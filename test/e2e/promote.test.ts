@@ -15,9 +15,9 @@ import { parseAllDocuments } from "yaml";
 import type { RunningUp } from "../../src/bin/up.ts";
 import { gvkString } from "../../src/cli/commands/promote.ts";
 import { generatePolicyName } from "../../src/karmada/names.ts";
-import { startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
-import { configMap, deployment, manifest } from "./util.ts";
+import { startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually, KUBECTL, type KubectlResult } from "../support/kubectl.ts";
+import { configMap, deployment, manifest } from "../support/kubectl-output.ts";
 
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
 const CONFLICT = "work.karmada.io/conflict-resolution";

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually, sharedPath } from "./harness.ts";
-import { deployment, manifest, table } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually, sharedPath } from "../support/kubectl.ts";
+import { deployment, manifest, table } from "../support/kubectl-output.ts";
 
 const NGINX = sharedPath("conformance/karmada/samples/nginx");
 const GUESTBOOK = sharedPath("conformance/karmada/samples/guestbook");

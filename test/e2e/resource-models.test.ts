@@ -8,8 +8,8 @@ import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually, KUBECTL } from "./harness.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually, KUBECTL } from "../support/kubectl.ts";
 
 type Model = { grade: number; ranges: Array<{ name: string; min: string; max: string }> };
 type Obj = {

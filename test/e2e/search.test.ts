@@ -10,8 +10,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { contextKubectl, eventually, KUBECTL } from "./harness.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { contextKubectl, eventually, KUBECTL } from "../support/kubectl.ts";
 
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
 const PROXY = "/apis/search.karmada.io/v1alpha1/proxying/karmada/proxy";

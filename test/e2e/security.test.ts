@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { HttpClient } from "../../src/client/http.ts";
 import { certificateInfo, createCertificateRequest, generateKeyPem } from "../../src/pki/x509.ts";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
-import { deployment, manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually, KUBECTL, type KubectlResult } from "../support/kubectl.ts";
+import { deployment, manifest } from "../support/kubectl-output.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { startTestServer, type TestServer } from "../support/kubectl.ts";
 
 describe("smoke: kubectl against the API server", () => {
   let s: TestServer;

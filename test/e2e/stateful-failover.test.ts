@@ -12,9 +12,9 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { UP_FEATURE_GATES } from "../../src/runtime/features.ts";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually } from "./harness.ts";
-import { manifest } from "./util.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually } from "../support/kubectl.ts";
+import { manifest } from "../support/kubectl-output.ts";
 
 const EXAMPLE = new URL("../../examples/stateful-failover/", import.meta.url);
 const LABEL = "resourcebinding.karmada.io/failover-jobid";

@@ -13,9 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ETCD_BINARY } from "../../src/storage/etcd/local-etcd.ts";
-import { contextKubectl, eventually, type KubectlResult } from "./harness.ts";
-import { alive, kubectlOn, startUp, type Up, untilRunning } from "./up-process.ts";
-import { table } from "./util.ts";
+import { contextKubectl, eventually, type KubectlResult } from "../support/kubectl.ts";
+import { table } from "../support/kubectl-output.ts";
+import { alive, kubectlOn, startUp, type Up, untilRunning } from "../support/up-process.ts";
 
 const ARGS = [
   "--ha",

@@ -8,9 +8,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type KubectlResult } from "./harness.ts";
-import { alive, kubectlOn, startUp, type Up, untilRunning } from "./up-process.ts";
-import { table } from "./util.ts";
+import { eventually, type KubectlResult } from "../support/kubectl.ts";
+import { table } from "../support/kubectl-output.ts";
+import { alive, kubectlOn, startUp, type Up, untilRunning } from "../support/up-process.ts";
 
 /** Small thresholds so that a killed member is noticed within the test. */
 const FAST_STATUS = [

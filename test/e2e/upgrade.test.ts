@@ -6,8 +6,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fleetKubectl, startTestFleet, type TestFleet } from "./fleet.ts";
-import { eventually } from "./harness.ts";
+import { fleetKubectl, startTestFleet, type TestFleet } from "../support/fleet.ts";
+import { eventually } from "../support/kubectl.ts";
 
 const SEED = fileURLToPath(new URL("../fixtures/upgrade/0934daf", import.meta.url));
 

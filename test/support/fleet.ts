@@ -13,7 +13,7 @@ import { type RunningUp, runUp } from "../../src/bin/up.ts";
 import type { ControllerOptions } from "../../src/controllers/context.ts";
 import { createLogger, silentLogger } from "../../src/log.ts";
 import type { FeatureGates } from "../../src/runtime/features.ts";
-import { contextKubectl, type KubectlResult } from "./harness.ts";
+import { contextKubectl, type KubectlResult } from "./kubectl.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 

@@ -13,10 +13,10 @@ import type { HttpClient } from "../../src/client/http.ts";
 import { httpClientFor, kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../../src/karmada/rbac.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
-import { FAST } from "../../src/member-sim/test-support.ts";
 import { createClusterPki, issueClientCertificate } from "../../src/pki/cluster-pki.ts";
 import { issueCertificate } from "../../src/pki/x509.ts";
 import { startLocalEtcdCluster } from "../../src/storage/etcd/local-etcd.ts";
+import { FAST } from "./member-sim.ts";
 
 const KARMADA_BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));

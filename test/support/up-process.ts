@@ -7,7 +7,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { eventually, KUBECTL, type KubectlResult } from "./harness.ts";
+import { eventually, KUBECTL, type KubectlResult } from "./kubectl.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 
