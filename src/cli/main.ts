@@ -587,6 +587,98 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
     ),
   );
 
+  const repeatable = (value: string, previous: string[] = []): string[] => [...previous, value];
+  withKubeconfig(
+    program
+      .command("simulate")
+      .summary("Show where workloads would go on a changed fleet, without changing anything")
+      .description(
+        [
+          "Show where workloads would go on a changed copy of the fleet. Nothing is written to the control plane.",
+          "",
+          " *  With -f, for each resource template in the files: the policy that would claim it (the files' policies count together with the control plane's; one of the same name replaces it) and, per cluster, the replicas it would get or the scheduler plugin and reason that leave the cluster out.",
+          " *  Without -f, every existing binding is replayed against the changed fleet as the taint manager and the scheduler would: it prints what would move (from which cluster to which, with replicas) and what would become unschedulable.",
+          " *  --without-cluster, --cordon, --taint and --label change the copy of the fleet first.",
+        ].join("\n"),
+      )
+      .usage(
+        "[-f FILENAME] [--without-cluster CLUSTER] [--cordon CLUSTER] [--taint CLUSTER=KEY[=VALUE]:EFFECT] [--label CLUSTER=KEY=VALUE] [options]",
+      )
+      .option(
+        "-f, --filename <file>",
+        "Templates and policies to place: files, directories, URLs, or - for stdin (YAML or JSON)",
+        list,
+      )
+      .option("-R, --recursive", "Process the directories used in -f recursively.", false)
+      .option("-n, --namespace <ns>", "Namespace of the objects in -f that name none", "default")
+      .option(
+        "--without-cluster <clusters>",
+        "Clusters to remove from the fleet (comma-separated, repeatable)",
+        list,
+      )
+      .option(
+        "--cordon <clusters>",
+        "Clusters to cordon, as karmadactl cordon does (comma-separated, repeatable)",
+        list,
+      )
+      .option(
+        "--taint <CLUSTER=KEY[=VALUE]:EFFECT>",
+        "A taint to add to a cluster; CLUSTER=KEY:EFFECT- or CLUSTER=KEY- removes one (repeatable)",
+        repeatable,
+      )
+      .option(
+        "--label <CLUSTER=KEY=VALUE>",
+        "A label to set on a cluster; CLUSTER=KEY- removes one (repeatable)",
+        repeatable,
+      )
+      .option("-o, --output <format>", "Output format: json or yaml (default: a table)")
+      .option(
+        "--feature-gates <gates>",
+        "The controller manager's feature gates that change the outcome: Failover (the taint manager evicts from NoExecute-tainted clusters) and PropagationPolicyPreemption, e.g. Failover=true",
+        repeatable,
+      )
+      .addHelpText(
+        "after",
+        [
+          "",
+          "Examples:",
+          "  # What moves, and where to, if member1 is lost",
+          "  karmadactl simulate --without-cluster member1",
+          "",
+          "  # Where these manifests would go if member2 were cordoned",
+          "  karmadactl simulate -f deployment.yaml -f propagationpolicy.yaml --cordon member2",
+          "",
+          "  # What the taint manager and the scheduler would do about a NoExecute taint, as JSON",
+          "  karmadactl simulate --taint member1=maintenance:NoExecute --feature-gates Failover=true -o json",
+        ].join("\n"),
+      ),
+  ).action((o: KubeconfigFlags & Record<string, unknown>) =>
+    run(io, async () => {
+      // Loaded here only: the scheduler, detector and interpreter would slow every other command down.
+      const { runSimulate } = await import("./commands/simulate.ts");
+      const clients = clientFactory(o, env);
+      try {
+        await runSimulate(
+          {
+            filenames: (o.filename as string[] | undefined) ?? [],
+            recursive: o.recursive === true,
+            namespace: String(o.namespace),
+            withoutCluster: (o.withoutCluster as string[] | undefined) ?? [],
+            cordon: (o.cordon as string[] | undefined) ?? [],
+            taint: (o.taint as string[] | undefined) ?? [],
+            label: (o.label as string[] | undefined) ?? [],
+            ...(o.output !== undefined ? { output: String(o.output) } : {}),
+            featureGates: (o.featureGates as string[] | undefined) ?? [],
+          },
+          io,
+          clients,
+        );
+      } finally {
+        clients.close();
+      }
+    }),
+  );
+
   const token = program
     .command("token")
     .description("Manage bootstrap tokens for joining member clusters to Karmada")
