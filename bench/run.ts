@@ -16,6 +16,7 @@ import { silentLogger } from "../src/log.ts";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
 import { openStore } from "../src/storage/open.ts";
 import type { Store } from "../src/storage/store.ts";
+import { dashboardBench } from "./dashboard.ts";
 import { type FailoverConfig, failoverBench } from "./failover.ts";
 import { type FleetConfig, fleetBench } from "./fleet.ts";
 import { haBench } from "./ha.ts";
@@ -522,6 +523,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     failures += await securityBench(cfg, row);
     failures += await searchBench(cfg, row);
     failures += await haBench(cfg, row);
+    failures += await dashboardBench(row);
     try {
       await worksMemory(cfg, tmp);
     } catch (err) {

@@ -326,6 +326,19 @@ export const UP_OPTIONS = optionTable({
     help: "the HA topology instead of one process on SQLite: 3 etcd members (Debian's etcd, TLS), 3 control-plane nodes each with its own API server, controller manager and scheduler processes, behind a load balancer on --port (contexts karmada-apiserver, karmada-apiserver-1..3)",
     default: false,
   },
+  dashboard: {
+    flag: "--dashboard",
+    type: bool,
+    help: "start the web dashboard on 127.0.0.1, signed in as the local admin (as kubectl proxy); --dashboard=false or --no-dashboard to leave it off",
+    default: true,
+    negation: "do not start the web dashboard",
+  },
+  dashboardPort: {
+    flag: "--dashboard-port",
+    type: port,
+    help: "the dashboard's port on 127.0.0.1 (0: a free port; when it is taken, a free one is used and up says so)",
+    default: 8000,
+  },
 });
 
 export const SCHEDULER_OPTIONS = optionTable({

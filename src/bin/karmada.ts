@@ -86,6 +86,7 @@ import {
   SCHEDULER_LEASE,
   startElectedControllerManager,
 } from "./controller-manager.ts";
+import { DASHBOARD_COMMAND, DASHBOARD_HELP, runDashboardCommand } from "./dashboard.ts";
 import { nextSteps, runUp } from "./up.ts";
 import type { HaComponentArgs } from "./up-ha.ts";
 
@@ -277,6 +278,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       ...(flags.ha ? { ha: haComponentArgs(flags, features) } : {}),
       defaultTolerationSeconds: tolerationSecondsFrom(flags),
       ...(ca ? { ca } : {}),
+      ...(flags.dashboard ? { dashboard: { port: flags.dashboardPort } } : {}),
       log,
     },
     io,
@@ -843,6 +845,12 @@ export function buildProgram(): Command {
     AGENT_COMMAND,
     runAgentCommand,
   );
+  component(
+    "dashboard",
+    "run the web dashboard for a control plane: clusters, workloads, failover, policies and what-if, live and read-only (loopback: as the kubeconfig's user, like kubectl proxy; elsewhere: HTTPS, each user with their own token)",
+    DASHBOARD_COMMAND,
+    runDashboardCommand,
+  ).addHelpText("after", DASHBOARD_HELP);
   const memberSim = component(
     "member-sim",
     "run a simulated member cluster (kwok style): our API server with nodes, a scheduler, a simulated kubelet and the workload controllers; for tests, demos and benchmarks",

@@ -48,6 +48,7 @@ import { publishClusterInfo } from "../cluster/cluster-info.ts";
 import { REPORTED_SECRETS } from "../cluster/register.ts";
 import type { ControllerOptions } from "../controllers/context.ts";
 import { schedulerControllers } from "../controllers/index.ts";
+import { startLocalDashboard } from "../dashboard/local.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../karmada/rbac.ts";
 import type { Logger } from "../log.ts";
 import { isNotFound } from "../machinery/errors.ts";
@@ -86,6 +87,8 @@ export interface UpOptions {
    * with these flags, instead of one control plane in this process on SQLite.
    */
   ha?: HaComponentArgs;
+  /** Start the web dashboard on 127.0.0.1 as the local admin (`port` 0: a free port). */
+  dashboard?: { port: number };
   log: Logger;
 }
 
@@ -98,6 +101,8 @@ export interface RunningUp {
   pki: ClusterPki;
   /** With `--ha`: the nodes and etcd members. */
   ha?: HaControlPlane;
+  /** The dashboard's URL, and what to know about it (another port, or why it did not start). */
+  dashboard?: { url?: string; note?: string };
   stop(): Promise<void>;
 }
 
@@ -459,11 +464,35 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       members: started,
       pki,
       ...(ha ? { ha } : {}),
+      ...(await startUpDashboard(cp.connection, opts, stops)),
       stop: stopAll,
     };
   } catch (err) {
     await stopAll();
     throw err;
+  }
+}
+
+/**
+ * The dashboard when asked for, as the local admin on 127.0.0.1 (`{}` when not); one that
+ * cannot start is reported, not fatal.
+ */
+async function startUpDashboard(
+  connection: ClusterConnection,
+  opts: UpOptions,
+  stops: Array<() => Promise<void>>,
+): Promise<Pick<RunningUp, "dashboard">> {
+  if (!opts.dashboard) return {};
+  try {
+    const { dashboard, note } = await startLocalDashboard({
+      connection,
+      port: opts.dashboard.port,
+      log: opts.log.child({ component: "dashboard" }),
+    });
+    stops.push(() => dashboard.close());
+    return { dashboard: { url: dashboard.url, ...(note ? { note } : {}) } };
+  } catch (err) {
+    return { dashboard: { note: `the dashboard did not start: ${(err as Error).message}` } };
   }
 }
 
@@ -558,6 +587,13 @@ export function nextSteps(up: RunningUp): string {
     "",
     "Local Karmada is running.",
     "",
+    ...(up.dashboard?.url
+      ? [
+          `Dashboard: ${up.dashboard.url} (as the local admin, on this machine only; --no-dashboard to leave it off)`,
+        ]
+      : []),
+    ...(up.dashboard?.note ? [`  (${up.dashboard.note})`] : []),
+    ...(up.dashboard ? [""] : []),
     "To start using your karmada, run:",
     `  export KUBECONFIG=${up.kubeconfig}`,
     "Please use 'kubectl config use-context karmada-apiserver' for the control plane,",

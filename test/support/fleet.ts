@@ -33,6 +33,8 @@ export async function startTestFleet(
     memberStages?: string;
     /** A data directory to start from (copied): a fleet written by an earlier release. */
     seed?: string;
+    /** Start `up`'s web dashboard too (on a free loopback port). */
+    dashboard?: boolean;
   } = {},
 ): Promise<TestFleet> {
   const dir = await mkdtemp(join(tmpdir(), `karmada-ts-${name}-`));
@@ -45,6 +47,7 @@ export async function startTestFleet(
         members,
         memberCommand: [process.execPath, BIN],
         ...(opts.memberStages ? { memberStages: opts.memberStages } : {}),
+        ...(opts.dashboard ? { dashboard: { port: 0 } } : {}),
         controllerOptions: {
           clusterStatusUpdateFrequencyMs: 300,
           clusterSuccessThresholdMs: 300,
