@@ -7,7 +7,7 @@ import { DEFAULT_TOLERATION_SECONDS } from "../api/karmada/admission/context.ts"
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/secure-serving.ts";
 import { DEFAULT_AGENT_IMAGE } from "../cli/commands/register.ts";
 import { DEFAULT_CLUSTER_NAMESPACE } from "../cluster/register.ts";
-import type { Level } from "../log.ts";
+import { type Level, LOG_FORMATS } from "../log.ts";
 import { PLACEHOLDERS } from "../member-sim/custom-stages.ts";
 import { FEATURES } from "../runtime/features.ts";
 import { bool, count, duration, list, oneOf, optionTable, port, text, toggle } from "../runtime/options.ts";
@@ -15,7 +15,10 @@ import { DEFAULT_SEARCH_CACHE_MAX_BYTES } from "../search/serve.ts";
 
 const LEVELS = ["debug", "info", "warn", "error"] as const satisfies readonly Level[];
 
-/** `--log-level`, every component's; `defaultLevel` is `info` for servers, `warn` for `up` and member-sim. */
+/**
+ * `--log-level` and `--logging-format`, every component's; `defaultLevel` is `info` for
+ * servers, `warn` for `up` and member-sim.
+ */
 export function logLevelOptions(defaultLevel: Level) {
   return optionTable({
     logLevel: {
@@ -24,6 +27,13 @@ export function logLevelOptions(defaultLevel: Level) {
       arg: "<level>",
       help: "debug, info, warn or error",
       default: defaultLevel,
+    },
+    loggingFormat: {
+      flag: "--logging-format",
+      type: oneOf(LOG_FORMATS, { inHelp: false }),
+      arg: "<format>",
+      help: "text (klog's structured text) or json (component-base's JSON lines), as upstream's --logging-format",
+      default: "text",
     },
   });
 }

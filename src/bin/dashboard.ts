@@ -77,7 +77,11 @@ async function readPem(flag: string, file: string): Promise<string> {
 }
 
 export async function runDashboardCommand(flags: DashboardFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "dashboard" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    fields: { component: "dashboard" },
+  });
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   let connection: KubeconfigConnection;
   try {

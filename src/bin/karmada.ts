@@ -140,7 +140,11 @@ function apiserverStorage(flags: ApiserverFlags): string {
 }
 
 async function runApiserver(flags: ApiserverFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "apiserver" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    fields: { component: "apiserver" },
+  });
   const port = flags.port ?? flags.securePort;
   let security: Awaited<ReturnType<typeof securityFromFlags>> | undefined;
   if (flags.insecure) {
@@ -264,7 +268,12 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
   // The terminal is for the user; component logs go to <data-dir>/karmada.log (members: members/<name>.log).
   mkdirSync(resolve(flags.dataDir), { recursive: true });
   const logFile = createWriteStream(join(resolve(flags.dataDir), "karmada.log"), { flags: "a" });
-  const log = createLogger({ level: flags.logLevel, sink: logFile, fields: { component: "up" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    sink: logFile,
+    fields: { component: "up" },
+  });
   const io = { stdout: process.stdout, stderr: process.stderr };
   const features = UP_FEATURE_GATES.with(featuresFrom("up", flags).settings());
   const up = await runUp(
@@ -387,7 +396,11 @@ const leaderElectionLost = (component: string) => (): void => {
 };
 
 async function runControllerManagerCommand(flags: ControllerManagerFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "controller-manager" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    fields: { component: "controller-manager" },
+  });
   const features = featuresFrom("controller-manager", flags);
   const names = flags.controllers ?? ["*"];
   checkControllers("controller-manager", names, Object.keys(controllers));
@@ -450,7 +463,11 @@ function scheduleOptionsFrom(flags: SchedulerFlags): ScheduleOptions {
 }
 
 async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "scheduler" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    fields: { component: "scheduler" },
+  });
   const features = featuresFrom("scheduler", flags);
   const schedule = scheduleOptionsFrom(flags);
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
@@ -495,7 +512,11 @@ type OperatorFlags = OptionValues<typeof OPERATOR_COMMAND>;
 
 /** `karmada operator`: reconciles upstream's `Karmada` objects on the host cluster its kubeconfig names. */
 async function runOperatorCommand(flags: OperatorFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "karmada-operator" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    fields: { component: "karmada-operator" },
+  });
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   const { client } = await kubeconfigClient("operator", "--kubeconfig", path, flags.context);
   const le = leaderElectionFrom(flags);
@@ -580,7 +601,11 @@ async function agentMemberConnection(flags: AgentFlags): Promise<KubeconfigConne
 }
 
 async function runAgentCommand(flags: AgentFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "agent" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    fields: { component: "agent" },
+  });
   const features = featuresFrom("agent", flags);
   const names = flags.controllers ?? ["*"];
   checkControllers("agent", names, Object.keys(agentControllers(flags.clusterName)));
@@ -669,7 +694,11 @@ function readStages(command: string, flag: string, file: string): CustomStage[] 
 }
 
 async function runMemberSim(flags: MemberSimFlags): Promise<void> {
-  const log = createLogger({ level: flags.logLevel, fields: { component: "member-sim" } });
+  const log = createLogger({
+    level: flags.logLevel,
+    format: flags.loggingFormat,
+    fields: { component: "member-sim" },
+  });
   const stages = flags.stages ? readStages("member-sim", "--stages", flags.stages) : [];
   let store: Store;
   try {
