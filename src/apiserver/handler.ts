@@ -12,6 +12,7 @@ import { isReviewKind } from "./builtin-types.ts";
 import { decodeObjectBody, decodeOptionsBody, listEnvelope, partialMetadata } from "./codec.ts";
 import type { RequestContext, ServerContext, UserInfo } from "./context.ts";
 import { Discovery } from "./discovery.ts";
+import { type HealthCheck, type HealthEndpoint, healthAnswer, healthPath } from "./healthz.ts";
 import {
   AGGREGATED_DISCOVERY_TYPE,
   AGGREGATED_DISCOVERY_TYPE_BETA,
@@ -92,8 +93,10 @@ export interface VersionInfo {
 export interface HandlerOptions {
   version: VersionInfo;
   watch: WatchSettings;
-  /** Readiness beyond "the process answers": false makes /readyz fail. */
-  ready(): boolean;
+  /** The checks `/healthz`, `/livez` and `/readyz` run (see healthz.ts). */
+  health: Record<HealthEndpoint, readonly HealthCheck[]>;
+  /** The metrics text `/metrics` serves (not served without it). */
+  metrics?: () => Promise<{ contentType: string; text: string }>;
 }
 
 const JSON_TYPE = "application/json";
@@ -209,27 +212,34 @@ export class ApiHandler {
     };
   }
 
+  async #health(endpoint: HealthEndpoint, check: string | undefined, query: URLSearchParams) {
+    const answer = await healthAnswer(endpoint, check, query, this.#opts.health[endpoint]);
+    if (answer.status === 500)
+      this.server.log.info("health check failed", { endpoint, check, text: answer.text });
+    return {
+      status: answer.status,
+      headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+      text: answer.text,
+    };
+  }
+
+  async #metrics(): Promise<ApiResponse> {
+    if (!this.#opts.metrics) return errorResponse(pathNotFound());
+    const { contentType, text } = await this.#opts.metrics();
+    return { status: 200, headers: { "Content-Type": contentType }, text };
+  }
+
   #nonResource(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
     const path = req.path.replace(/\/+$/, "") || "/";
     if (req.method !== "GET" && req.method !== "HEAD") return errorResponse(pathNotFound());
     const accept = req.headers.accept;
+    const health = healthPath(path);
+    if (health) return this.#health(health.endpoint, health.check, req.query);
     switch (path) {
       case "/version":
         return json(200, this.#opts.version);
-      case "/healthz":
-      case "/livez":
-      case "/healthz/ping":
-      case "/livez/ping":
-        return { status: 200, headers: { "Content-Type": "text/plain; charset=utf-8" }, text: "ok" };
-      case "/readyz":
-      case "/readyz/ping":
-        return this.#opts.ready()
-          ? { status: 200, headers: { "Content-Type": "text/plain; charset=utf-8" }, text: "ok" }
-          : {
-              status: 500,
-              headers: { "Content-Type": "text/plain; charset=utf-8" },
-              text: "[-]ready failed: reason withheld\nreadyz check failed",
-            };
+      case "/metrics":
+        return this.#metrics();
       case "/api": {
         const agg = aggregatedDiscovery(accept);
         if (agg) return this.#aggregated(true, agg);

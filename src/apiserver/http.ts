@@ -16,6 +16,7 @@ import { SYSTEM_ADMIN } from "./context.ts";
 import type { ExtensionRequest, HttpExtension } from "./extensions.ts";
 import type { ApiHandler, ApiResponse } from "./handler.ts";
 import { InflightLimiter, type InflightLimits } from "./max-inflight.ts";
+import type { RequestMetrics } from "./metrics.ts";
 import type { ApiWatchEvent } from "./verbs/watch.ts";
 
 /** Kubernetes' limit for request bodies. */
@@ -47,6 +48,8 @@ export interface HttpServerOptions {
   extensions?: readonly HttpExtension[];
   /** `--max-requests-inflight` / `--max-mutating-requests-inflight` (default: no limit). */
   inflight?: InflightLimits;
+  /** Counts and times every request, from its headers until its response ends (metrics.ts). */
+  metrics?: RequestMetrics;
 }
 
 export interface RunningHttpServer {
@@ -324,6 +327,10 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
       const head = req.method === "HEAD";
+      if (opts.metrics) {
+        const end = opts.metrics.begin(req.method ?? "GET", url, req.headers["content-type"]);
+        res.once("close", () => end(res.statusCode));
+      }
       // Who is asking comes first: an unauthenticated client costs no body read.
       const headers = requestHeaders(req);
       const outcome = await authenticateRequest(req, headers, opts.authenticate);

@@ -16,6 +16,7 @@ import { randomSuffix } from "../karmada/names.ts";
 import { KARMADA_POLICY } from "../karmada/rbac.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
+import { exposition, type Registry as MetricsRegistry } from "../metrics/registry.ts";
 import { jwtSigner, jwtVerifier } from "../pki/jws.ts";
 import { type CertificateAndKey, publicKeyPemOf } from "../pki/x509.ts";
 import type { Store, Watch } from "../storage/store.ts";
@@ -62,6 +63,8 @@ import { startNamespaceController } from "./controllers/namespace.ts";
 import { startServiceAccountTokenController } from "./controllers/service-account-token.ts";
 import { crdResourceTypes } from "./crd-types.ts";
 import { ApiHandler, type VersionInfo } from "./handler.ts";
+import { type HealthCheck, type HealthEndpoint, PING } from "./healthz.ts";
+import { apiserverMetrics, type RequestMetrics } from "./metrics.ts";
 import { decodeStored } from "./objects.ts";
 import { OpenApi } from "./openapi.ts";
 import { Registry } from "./registry.ts";
@@ -129,8 +132,56 @@ export interface ApiServerOptions {
   defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
   /** Compact history older than this many ms, every interval. Default 5 minutes; 0 disables. */
   compactionIntervalMs?: number;
-  /** An extra readiness check: /readyz fails while it returns false (e.g. a simulated member's "unhealthy" fault). */
-  ready?: () => boolean;
+  /** An extra `/readyz` check (e.g. a simulated member's "unhealthy" fault). */
+  readyCheck?: HealthCheck;
+  /** Where the API server's metrics go, and what `/metrics` serves (not served without it). */
+  metrics?: MetricsRegistry;
+}
+
+const STORAGE_CHECK_TIMEOUT_MS = 2_000;
+
+/**
+ * The API server's health checks, named as kube-apiserver's: `ping`, `log`, its storage
+ * (`etcd`, or the backend in use), the start-up hook that makes the built-in state (CRDs,
+ * namespaces, RBAC roles), and for `/readyz` also `shutdown` and the caller's own check.
+ */
+function apiserverHealthChecks(
+  store: Store,
+  readiness: { ready: boolean },
+  extra: HealthCheck | undefined,
+): Record<HealthEndpoint, HealthCheck[]> {
+  const storage: HealthCheck = {
+    name: store.backend === "etcd" ? "etcd" : store.backend,
+    async check() {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<string>((resolve) => {
+        timer = setTimeout(
+          () => resolve(`no answer within ${STORAGE_CHECK_TIMEOUT_MS} ms`),
+          STORAGE_CHECK_TIMEOUT_MS,
+        );
+      });
+      try {
+        return await Promise.race([store.currentRevision().then(() => undefined), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+  let started = false;
+  const bootstrap: HealthCheck = {
+    name: "poststarthook/karmada-bootstrap",
+    check: () => {
+      started ||= readiness.ready;
+      return started ? undefined : "not finished";
+    },
+  };
+  const shutdown: HealthCheck = {
+    name: "shutdown",
+    check: () => (started && !readiness.ready ? "process is shutting down" : undefined),
+  };
+  const log: HealthCheck = { name: "log", check: () => undefined };
+  const live = [PING, log, storage, bootstrap];
+  return { healthz: live, livez: live, readyz: [...live, shutdown, ...(extra ? [extra] : [])] };
 }
 
 export const VERSION: VersionInfo = {
@@ -156,6 +207,8 @@ export class ApiServer {
   authenticate?: (req: AuthRequest) => Promise<AuthOutcome>;
   /** The RBAC index (undefined with AlwaysAllow), for benchmarks and tests. */
   rbac?: RbacIndex;
+  /** What the HTTP server measures requests with (undefined without a metrics registry). */
+  requestMetrics?: RequestMetrics;
   #stoppers: Array<() => void | Promise<void>> = [];
   #readiness: { ready: boolean };
 
@@ -208,13 +261,17 @@ export class ApiServer {
     ];
     const authn = opts.authentication ? configureAuthentication(context, opts.authentication) : undefined;
     const readiness = { ready: false };
+    const metrics = opts.metrics;
     const handler = new ApiHandler(context, new OpenApi(registry), {
       version: VERSION,
       watch: { ...DEFAULT_WATCH_SETTINGS, ...opts.watch },
-      ready: () => readiness.ready && (opts.ready?.() ?? true),
+      health: apiserverHealthChecks(opts.store, readiness, opts.readyCheck),
+      ...(metrics ? { metrics: () => exposition(metrics) } : {}),
     });
     const server = new ApiServer(context, handler, readiness);
     if (authn) server.authenticate = authn;
+    if (metrics)
+      server.requestMetrics = apiserverMetrics(metrics, { store: opts.store, types: () => registry.all() });
     const crdType = registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
     context.afterWrite = (rt, obj, old) => {
       if (rt === crdType || rt.storage.resource === crdType.storage.resource) {

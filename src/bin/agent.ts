@@ -13,6 +13,7 @@ import { type MemberAccess, type RegisterOptions, registerCluster } from "../clu
 import type { ControllerOptions } from "../controllers/context.ts";
 import { agentControllers } from "../controllers/index.ts";
 import type { Logger } from "../log.ts";
+import type { Registry } from "../metrics/registry.ts";
 import {
   type ElectedControllerManager,
   type LeaderElectionFlags,
@@ -31,6 +32,8 @@ export interface AgentOptions {
   leaderElection: Omit<LeaderElectionFlags, "name">;
   log: Logger;
   onLost?: () => void;
+  /** The process's metrics registry. */
+  metrics?: Registry;
 }
 
 export function agentLeaseName(cluster: string): string {
@@ -61,8 +64,10 @@ export async function startAgent(opts: AgentOptions): Promise<ElectedControllerM
           maxConcurrent: 16,
           timeoutMs: 10_000,
           userAgent: "karmada-agent",
+          metrics: opts.metrics,
         }),
       ),
     ...(opts.onLost ? { onLost: opts.onLost } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
 }

@@ -454,25 +454,8 @@ export const AGENT_OPTIONS = optionTable({
   },
 });
 
-/**
- * Flags the Deployment `karmadactl register` writes passes; accepted so the same command line
- * runs here. No metrics or health endpoints are served yet (issue J).
- */
+/** A flag the Deployment `karmadactl register` writes passes; accepted so the same command line runs here. */
 export const AGENT_COMPATIBILITY_OPTIONS = optionTable({
-  metricsBindAddress: {
-    flag: "--metrics-bind-address",
-    type: text,
-    arg: "<addr>",
-    help: "accepted for compatibility; not served yet",
-    hidden: true,
-  },
-  healthProbeBindAddress: {
-    flag: "--health-probe-bind-address",
-    type: text,
-    arg: "<addr>",
-    help: "accepted for compatibility; not served yet",
-    hidden: true,
-  },
   v: {
     flag: "--v",
     type: text,

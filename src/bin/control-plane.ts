@@ -9,6 +9,7 @@ import { secureServingFrom } from "../apiserver/secure-serving.ts";
 import { ApiServer, type ApiServerOptions } from "../apiserver/server.ts";
 import type { ClusterConnection } from "../client/http.ts";
 import { type Logger, silentLogger } from "../log.ts";
+import type { Registry as MetricsRegistry } from "../metrics/registry.ts";
 import { type ClusterPki, createClusterPki } from "../pki/cluster-pki.ts";
 import type { FleetView } from "../search/fleet-view.ts";
 import { type SearchOptions, startAggregatedApis } from "../search/serve.ts";
@@ -52,6 +53,8 @@ export async function startControlPlane(opts: {
   compactionIntervalMs?: number;
   /** `--max-requests-inflight` / `--max-mutating-requests-inflight` (default: no limit). */
   inflight?: InflightLimits;
+  /** The process's metrics registry: the API server's metrics go there, and `/metrics` serves it. */
+  metrics?: MetricsRegistry;
 }): Promise<RunningControlPlane> {
   let store: Store;
   try {
@@ -65,6 +68,7 @@ export async function startControlPlane(opts: {
       store,
       log: opts.log,
       ...(opts.compactionIntervalMs !== undefined ? { compactionIntervalMs: opts.compactionIntervalMs } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
       ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
       ...(opts.security ? opts.security.api : { authorization: "AlwaysAllow" as const }),
     });
@@ -80,6 +84,7 @@ export async function startControlPlane(opts: {
       port: opts.port,
       log: opts.log,
       extensions: aggregated.extensions,
+      ...(api.requestMetrics ? { metrics: api.requestMetrics } : {}),
       ...(opts.inflight ? { inflight: opts.inflight } : {}),
       ...(opts.security ? { tls: opts.security.tls, authenticate: api.authenticate! } : {}),
     });
@@ -124,10 +129,11 @@ export async function startControlPlane(opts: {
  * tokens on, its admin's connection in `connection`: what tests and benchmarks start.
  */
 export async function startLocalControlPlane(
-  opts: { storage?: string; log?: Logger; pki?: ClusterPki } = {},
+  opts: { storage?: string; log?: Logger; pki?: ClusterPki; metrics?: MetricsRegistry } = {},
 ): Promise<RunningControlPlane & { pki: ClusterPki }> {
   const pki = opts.pki ?? (await createClusterPki({ caName: "karmada" }));
   const cp = await startControlPlane({
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
     storage: opts.storage ?? "memory:",
     host: "127.0.0.1",
     port: 0,

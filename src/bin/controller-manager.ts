@@ -14,6 +14,7 @@ import {
   startControllerManager,
 } from "../controllers/index.ts";
 import type { Logger } from "../log.ts";
+import type { Registry } from "../metrics/registry.ts";
 import { type Elected, type LeaderElectionFlags, runElected } from "../runtime/leader.ts";
 import { LEADER_ELECTION_OPTIONS } from "../runtime/leader-options.ts";
 import { defaultsOf } from "../runtime/options.ts";
@@ -41,6 +42,8 @@ export interface ElectedControllerManagerOptions {
   registry?: ControllerRegistry;
   /** How members are reached (default: from each Cluster's endpoint and credentials secret). */
   members?: () => MemberConnections & { close(): void };
+  /** The process's metrics registry (controllers, work queues, member clients, leader election). */
+  metrics?: Registry;
 }
 
 export interface ElectedControllerManager extends Elected {
@@ -57,13 +60,17 @@ export function startElectedControllerManager(
     log: opts.log,
     leaderElection: opts.leaderElection,
     ...(opts.onLost ? { onLost: opts.onLost } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
     start: () => {
-      const members = opts.members?.() ?? memberConnections({ controlPlane: opts.client });
+      const members =
+        opts.members?.() ??
+        memberConnections({ controlPlane: opts.client, ...(opts.metrics ? { metrics: opts.metrics } : {}) });
       const running = startControllerManager({
         client: opts.client,
         members,
         log: opts.log,
         controllers: opts.controllers,
+        ...(opts.metrics ? { metrics: opts.metrics } : {}),
         ...(opts.registry ? { registry: opts.registry } : {}),
         ...(opts.options ? { options: opts.options } : {}),
       });

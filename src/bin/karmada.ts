@@ -39,13 +39,14 @@ import { serveMemberCluster } from "../member-sim/cluster.ts";
 import { type CustomStage, parseStageFile, StageFileError } from "../member-sim/custom-stages.ts";
 import { type FaultArgs, faultFromArgs, sendFault } from "../member-sim/fault-client.ts";
 import { FAULT_TYPES, FaultError } from "../member-sim/faults.ts";
+import { createMetricsRegistry, type Registry } from "../metrics/registry.ts";
 import { ensureHostReady, startOperator } from "../operator/run.ts";
 import { createClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
 import { type CertificateAndKey, caProblem } from "../pki/x509.ts";
 import { FeatureGates, UP_FEATURE_GATES } from "../runtime/features.ts";
-import { parseListenAddress, startHealthServer } from "../runtime/health.ts";
 import { type HealthProbeOptions, healthProbeOptions } from "../runtime/health-options.ts";
 import { LEADER_ELECTION_OPTIONS, type LeaderElectionOptions } from "../runtime/leader-options.ts";
+import { type MetricsOptions, metricsOptions } from "../runtime/metrics-options.ts";
 import {
   addOptions,
   argsFor,
@@ -62,6 +63,7 @@ import { restoreSnapshot, SnapshotError, saveSnapshot } from "../storage/snapsho
 import type { Store } from "../storage/store.ts";
 import { startAgent } from "./agent.ts";
 import { securityFromFlags } from "./apiserver-security.ts";
+import { electedHealthChecks, startComponentEndpoints } from "./component-endpoints.ts";
 import {
   AGENT_COMPATIBILITY_OPTIONS,
   AGENT_KARMADA_KUBECONFIG_OPTIONS,
@@ -162,6 +164,7 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
   const storage = apiserverStorage(flags);
   const cp = await startControlPlane({
     storage,
+    metrics: createMetricsRegistry(),
     compactionIntervalMs: flags.etcdCompactionInterval,
     inflight: { readOnly: flags.maxRequestsInflight, mutating: flags.maxMutatingRequestsInflight },
     host: flags.bindAddress,
@@ -299,33 +302,16 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
   }, log);
 }
 
-/** Starts the health endpoints the flags ask for; a port in use is one line naming the flag. */
-async function startHealth(
+/** Probes and metrics, as the flags ask (component-endpoints.ts); a problem fails the component in one line. */
+function endpoints(
   component: string,
-  flags: HealthProbeOptions,
+  flags: HealthProbeOptions & Partial<MetricsOptions>,
+  opts: Omit<Parameters<typeof startComponentEndpoints>[2], "write">,
 ): Promise<Array<() => Promise<void>>> {
-  const servers: Array<{ flag: string; host: string; port: number; secure: boolean }> = [];
-  if (flags.healthProbeBindAddress !== "0") {
-    // The address was checked when the flags were read.
-    const address = parseListenAddress(flags.healthProbeBindAddress);
-    servers.push({ flag: "--health-probe-bind-address", ...address, secure: false });
-  }
-  if (flags.securePort !== undefined) {
-    servers.push({ flag: "--secure-port", host: flags.bindAddress, port: flags.securePort, secure: true });
-  }
-  const stops: Array<() => Promise<void>> = [];
-  for (const s of servers) {
-    try {
-      const running = await startHealthServer(s);
-      stops.push(running.close);
-      process.stdout.write(`karmada ${component}: health probes at ${running.url}/healthz\n`);
-    } catch (err) {
-      const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
-      const why = inUse ? "the port is already in use" : (err as Error).message;
-      fail(component, new StartupError(`${s.flag}: cannot listen on ${s.host}:${s.port}: ${why}`));
-    }
-  }
-  return stops;
+  return startComponentEndpoints(component, flags, {
+    ...opts,
+    write: (line) => process.stdout.write(line),
+  }).catch((err) => fail(component, err));
 }
 
 const CONTROLLER_MANAGER_COMMAND = mergeOptions(
@@ -334,6 +320,7 @@ const CONTROLLER_MANAGER_COMMAND = mergeOptions(
   STOP_WITH_STDIN_OPTIONS,
   LEADER_ELECTION_OPTIONS,
   healthProbeOptions(":10357"),
+  metricsOptions(":8080"),
   CLUSTER_STATUS_OPTIONS,
   FAILOVER_OPTIONS,
   FEATURE_GATES_OPTIONS,
@@ -359,10 +346,14 @@ async function kubeconfigClient(
   flag: string,
   path: string,
   context: string | undefined,
+  metrics?: Registry,
 ): Promise<{ client: HttpClient; conn: KubeconfigConnection }> {
   try {
     const conn = await loadKubeconfig({ path, ...(context ? { context } : {}) });
-    return { client: httpClientFor(conn, { userAgent: `karmada-${component}` }), conn };
+    return {
+      client: httpClientFor(conn, { userAgent: `karmada-${component}`, ...(metrics ? { metrics } : {}) }),
+      conn,
+    };
   } catch (err) {
     fail(component, new StartupError(`${flag}: cannot load kubeconfig ${path}: ${(err as Error).message}`));
   }
@@ -405,7 +396,14 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
   const names = flags.controllers ?? ["*"];
   checkControllers("controller-manager", names, Object.keys(controllers));
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
-  const { client } = await kubeconfigClient("controller-manager", "--kubeconfig", path, flags.context);
+  const metrics = createMetricsRegistry();
+  const { client } = await kubeconfigClient(
+    "controller-manager",
+    "--kubeconfig",
+    path,
+    flags.context,
+    metrics,
+  );
   let manager: ReturnType<typeof startElectedControllerManager>;
   try {
     manager = startElectedControllerManager({
@@ -415,12 +413,17 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
       options: { ...pickValues(flags, CONTROLLER_OPTIONS), features },
       leaderElection: leaderElectionFrom(flags),
       onLost: leaderElectionLost("controller-manager"),
+      metrics,
     });
   } catch (err) {
     // The elector rejects inconsistent durations (lease > renew deadline > 1.2 × retry period).
     fail("controller-manager", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
   }
-  const health = await startHealth("controller-manager", flags);
+  const health = await endpoints("controller-manager", flags, {
+    checks: electedHealthChecks(manager, () => manager.manager()?.informers.hasSynced() ?? true),
+    metrics: { registry: metrics, delegate: client },
+    log,
+  });
   process.stdout.write(`karmada controller-manager ${manager.identity} started (${client.server})\n`);
   runUntilSignalled(
     async () => {
@@ -438,6 +441,7 @@ const SCHEDULER_COMMAND = mergeOptions(
   STOP_WITH_STDIN_OPTIONS,
   LEADER_ELECTION_OPTIONS,
   healthProbeOptions(":10351"),
+  metricsOptions(":8080"),
   FEATURE_GATES_OPTIONS,
   SCHEDULER_OPTIONS,
   logLevelOptions("info"),
@@ -471,7 +475,8 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   const features = featuresFrom("scheduler", flags);
   const schedule = scheduleOptionsFrom(flags);
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
-  const { client } = await kubeconfigClient("scheduler", "--kubeconfig", path, flags.context);
+  const metrics = createMetricsRegistry();
+  const { client } = await kubeconfigClient("scheduler", "--kubeconfig", path, flags.context, metrics);
   let scheduler: ReturnType<typeof startElectedControllerManager>;
   try {
     scheduler = startElectedControllerManager({
@@ -482,11 +487,16 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
       options: { features, schedule },
       leaderElection: { ...leaderElectionFrom(flags), name: SCHEDULER_LEASE },
       onLost: leaderElectionLost("scheduler"),
+      metrics,
     });
   } catch (err) {
     fail("scheduler", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
   }
-  const health = await startHealth("scheduler", flags);
+  const health = await endpoints("scheduler", flags, {
+    checks: electedHealthChecks(scheduler, () => scheduler.manager()?.informers.hasSynced() ?? true),
+    metrics: { registry: metrics, delegate: client },
+    log,
+  });
   process.stdout.write(`karmada scheduler ${scheduler.identity} started (${client.server})\n`);
   runUntilSignalled(
     async () => {
@@ -505,6 +515,7 @@ const OPERATOR_COMMAND = mergeOptions(
   STOP_WITH_STDIN_OPTIONS,
   LEADER_ELECTION_OPTIONS,
   healthProbeOptions(":8443"),
+  metricsOptions(":8080"),
   logLevelOptions("info"),
 );
 
@@ -518,7 +529,8 @@ async function runOperatorCommand(flags: OperatorFlags): Promise<void> {
     fields: { component: "karmada-operator" },
   });
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
-  const { client } = await kubeconfigClient("operator", "--kubeconfig", path, flags.context);
+  const metrics = createMetricsRegistry();
+  const { client } = await kubeconfigClient("operator", "--kubeconfig", path, flags.context, metrics);
   const le = leaderElectionFrom(flags);
   await ensureHostReady(client, le.namespace, log).catch((err) =>
     fail(
@@ -535,11 +547,16 @@ async function runOperatorCommand(flags: OperatorFlags): Promise<void> {
       workers: flags.concurrentKarmadaSyncs,
       leaderElection: le,
       onLost: leaderElectionLost("operator"),
+      metrics,
     });
   } catch (err) {
     fail("operator", new StartupError(`--leader-elect-*: ${(err as Error).message}`));
   }
-  const health = await startHealth("operator", flags);
+  const health = await endpoints("operator", flags, {
+    checks: electedHealthChecks(operator, () => operator.cachesSynced()),
+    metrics: { registry: metrics, delegate: client },
+    log,
+  });
   process.stdout.write(`karmada operator ${operator.identity} started (${client.server})\n`);
   runUntilSignalled(
     async () => {
@@ -561,6 +578,8 @@ const AGENT_COMMAND = mergeOptions(
   CERT_ROTATION_OPTIONS,
   AGENT_COMPATIBILITY_OPTIONS,
   LEADER_ELECTION_OPTIONS,
+  healthProbeOptions(":10357"),
+  metricsOptions(":8080"),
   CLUSTER_STATUS_OPTIONS,
   FEATURE_GATES_OPTIONS,
   logLevelOptions("info"),
@@ -610,7 +629,8 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
   const names = flags.controllers ?? ["*"];
   checkControllers("agent", names, Object.keys(agentControllers(flags.clusterName)));
   const memberConn = await agentMemberConnection(flags);
-  const memberClient = httpClientFor(memberConn, { userAgent: "karmada-agent" });
+  const metrics = createMetricsRegistry();
+  const memberClient = httpClientFor(memberConn, { userAgent: "karmada-agent", metrics });
   // Without --karmada-kubeconfig, the credentials `karmadactl register` left in the member.
   let karmadaConn: KubeconfigConnection;
   try {
@@ -631,7 +651,7 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
     fail("agent", new StartupError(`${source}: ${errorMessage(err)}`));
   }
   const rotating = rotatableConnection(karmadaConn);
-  const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent" });
+  const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent", metrics });
   let agent: Awaited<ReturnType<typeof startAgent>>;
   try {
     agent = await startAgent({
@@ -661,16 +681,24 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
       leaderElection: leaderElectionFrom(flags),
       log,
       onLost: leaderElectionLost("agent"),
+      metrics,
     });
   } catch (err) {
     fail("agent", new StartupError(`failed to register with karmada control plane: ${errorMessage(err)}`));
   }
+  // Scrapes are authenticated by the member the agent runs in, as its in-cluster Prometheus would send them.
+  const health = await endpoints("agent", flags, {
+    checks: electedHealthChecks(agent, () => agent.manager()?.informers.hasSynced() ?? true),
+    metrics: { registry: metrics, delegate: memberClient },
+    log,
+  });
   process.stdout.write(
     `karmada agent for cluster ${flags.clusterName} (Pull mode) started, ${agent.identity} (${karmada.server})\n`,
   );
   runUntilSignalled(
     async () => {
       await agent.stop();
+      for (const stop of health) await stop();
       karmada.close();
       memberClient.close();
     },
@@ -727,6 +755,8 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
       : await createClusterPki({ caName: flags.name, hosts: [flags.bindAddress] });
   const member = await serveMemberCluster({
     name: flags.name,
+    // Its API server's /metrics (behind its RBAC) serves them, with the process's own.
+    server: { metrics: createMetricsRegistry() },
     ...(pki ? { pki } : { insecure: true }),
     host: flags.bindAddress,
     port: flags.port,

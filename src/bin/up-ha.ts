@@ -36,6 +36,8 @@ export interface HaNode {
   url: string;
   connection: ClusterConnection;
   processes: { apiserver: ChildProcess; controllerManager: ChildProcess; scheduler: ChildProcess };
+  /** Where the node's controller manager and scheduler serve /metrics (HTTPS, delegated authentication). */
+  metrics: { controllerManager: string; scheduler: string };
   etcdEndpoint: string;
   logDir: string;
 }
@@ -165,17 +167,19 @@ export async function startHaControlPlane(opts: {
           name,
           `--kubeconfig=${kubeconfig}`,
           "--health-probe-bind-address=127.0.0.1:0",
+          "--metrics-bind-address=127.0.0.1:0",
           `--log-level=${opts.args.logLevel}`,
           ...args,
         ],
         {
           what: `node-${i + 1}'s ${name}`,
           logFile: join(nodeDirs[i]!, `${name}.log`),
-          readyLine: new RegExp(`karmada ${name} (\\S+) started`),
+          // Printed once it runs (standing by or leading), after its endpoints listen.
+          readyLine: new RegExp(`karmada ${name}: metrics at (\\S+)`),
         },
       );
       stops.push(() => stopChild(started.process));
-      return started.process;
+      return { process: started.process, metrics: started.ready };
     };
     const cm = opts.pki.clients["karmada-controller-manager"]!;
     const sched = opts.pki.clients["karmada-scheduler"]!;
@@ -189,7 +193,12 @@ export async function startHaControlPlane(opts: {
           name: `node-${i + 1}`,
           url: a.ready,
           connection: nodeConnection(a.ready, pki.admin),
-          processes: { apiserver: a.process, controllerManager, scheduler },
+          processes: {
+            apiserver: a.process,
+            controllerManager: controllerManager.process,
+            scheduler: scheduler.process,
+          },
+          metrics: { controllerManager: controllerManager.metrics, scheduler: scheduler.metrics },
           etcdEndpoint: etcd.endpoints[i]!,
           logDir: nodeDirs[i]!,
         };
@@ -234,6 +243,7 @@ export function describeNodes(ha: HaControlPlane): string {
     const p = n.processes;
     lines.push(
       `  ${n.name}: ${n.url} (context karmada-apiserver-${i + 1}), pids apiserver ${p.apiserver.pid}, controller-manager ${p.controllerManager.pid}, scheduler ${p.scheduler.pid}; etcd member at ${n.etcdEndpoint}; logs in ${n.logDir}`,
+      `    metrics: its API server's /metrics, controller-manager ${n.metrics.controllerManager}, scheduler ${n.metrics.scheduler}`,
     );
   }
   return lines.join("\n");

@@ -52,6 +52,7 @@ import { startLocalDashboard } from "../dashboard/local.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../karmada/rbac.ts";
 import type { Logger } from "../log.ts";
 import { isNotFound } from "../machinery/errors.ts";
+import { createMetricsRegistry, type Registry } from "../metrics/registry.ts";
 import { type ClusterPki, loadOrCreateClusterPki } from "../pki/cluster-pki.ts";
 import { type CertificateAndKey, certificateInfo, publicKeyPin } from "../pki/x509.ts";
 import { startAgent } from "./agent.ts";
@@ -306,6 +307,8 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
       clients: COMPONENTS.map((c) => ({ name: c.name, commonName: c.commonName })),
     });
     let cp: { url: string; port: number; connection: ClusterConnection; admin: Client };
+    // One registry for everything this process runs: the API server's /metrics serves it all.
+    const metrics = createMetricsRegistry();
     let inProcess: { api: ApiServer } | undefined;
     let ha: HaControlPlane | undefined;
     if (opts.ha) {
@@ -326,6 +329,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
         host: "127.0.0.1",
         port: opts.port,
         log: opts.log,
+        metrics,
         ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
         security: secureServingFrom(pki, { bootstrapTokens: true }),
         admin: pki.admin,
@@ -400,12 +404,12 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     // success threshold). They run before the Pull registration: it waits for their approval.
     const gates = opts.controllerOptions?.features?.toString();
     step(`Feature gates: ${gates || "upstream's defaults"} (--feature-gates to change)`);
-    if (inProcess) startInProcessControllers(inProcess.api, opts, dataDir, stops);
+    if (inProcess) startInProcessControllers(inProcess.api, opts, dataDir, stops, metrics);
 
     if (pull) {
       const index = started.indexOf(pull);
       const memberConn = memberConns[index]!;
-      const memberClient = httpClientFor(memberConn, { userAgent: "karmada-agent" });
+      const memberClient = httpClientFor(memberConn, { userAgent: "karmada-agent", metrics });
       stops.push(async () => memberClient.close());
       await registerPullMember(
         admin,
@@ -418,7 +422,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
         contents: await agentKubeconfigFromSecret(memberClient, "karmada-system"),
       });
       const rotating = rotatableConnection(agentConn);
-      const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent" });
+      const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent", metrics });
       stops.push(async () => karmada.close());
       const agent = await startAgent({
         karmada,
@@ -437,6 +441,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
         options: { ...opts.controllerOptions, onAgentCertificateRotated: (cert) => rotating.rotate(cert) },
         leaderElection: { ...DEFAULT_LEADER_ELECTION, identity: upIdentity(dataDir) },
         log: opts.log.child({ component: "agent", cluster: pull.name }),
+        metrics,
       });
       stops.push(() => agent.stop());
       const agentIdentity = agentConn.certData
@@ -505,6 +510,7 @@ function startInProcessControllers(
   opts: UpOptions,
   dataDir: string,
   stops: Array<() => Promise<void>>,
+  metrics: Registry,
 ): void {
   const local = (commonName: string, fieldManager: string) =>
     new LocalClient(api.context, { user: componentUser(commonName), fieldManager });
@@ -515,6 +521,7 @@ function startInProcessControllers(
     controllers: ["*"],
     ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
     leaderElection: { ...DEFAULT_LEADER_ELECTION, identity },
+    metrics,
   });
   stops.push(() => controllers.stop());
   const scheduler = startElectedControllerManager({
@@ -524,6 +531,7 @@ function startInProcessControllers(
     registry: schedulerControllers,
     ...(opts.controllerOptions ? { options: opts.controllerOptions } : {}),
     leaderElection: { ...DEFAULT_LEADER_ELECTION, name: SCHEDULER_LEASE, identity },
+    metrics,
   });
   stops.push(() => scheduler.stop());
 }
@@ -581,6 +589,28 @@ function dataDirId(dir: string): string {
   return createHash("sha256").update(dir).digest("hex").slice(0, 10);
 }
 
+/** Where each component's Prometheus metrics are served, and how to read them. */
+function metricsSteps(up: RunningUp): string[] {
+  const members = `  kubectl --context ${up.members[0]?.name ?? "member1"} get --raw /metrics   # each member's API server`;
+  if (!up.ha) {
+    return [
+      "Metrics (Prometheus text; the API server, controller manager, scheduler and the Pull member's agent share this process):",
+      "  kubectl --context karmada-apiserver get --raw /metrics",
+      members,
+      "",
+    ];
+  }
+  return [
+    "Metrics: each API server's /metrics (kubectl --context karmada-apiserver-1 get --raw /metrics); the controller",
+    "managers and schedulers serve theirs over HTTPS (URLs above) to a token allowed get on /metrics, e.g.:",
+    "  kubectl -n karmada-system create serviceaccount prometheus",
+    "  kubectl create clusterrolebinding prometheus --clusterrole=system:monitoring --serviceaccount=karmada-system:prometheus",
+    `  curl -sk -H "Authorization: Bearer $(kubectl -n karmada-system create token prometheus)" ${up.ha.nodes[0]?.metrics.controllerManager ?? "<url>"}`,
+    members,
+    "",
+  ];
+}
+
 /** What to try next, after upstream's local-up message and quick start. */
 export function nextSteps(up: RunningUp): string {
   return [
@@ -611,6 +641,7 @@ export function nextSteps(up: RunningUp): string {
     "  karmadactl get nodes --operation-scope members",
     "",
     ...(up.ha ? [describeNodes(up.ha), `etcd members: ${up.ha.etcdEndpoints.join(", ")}.`, ""] : []),
+    ...metricsSteps(up),
     `Logs: ${join(up.dataDir, "karmada.log")} and ${join(up.dataDir, "members", "<name>.log")}.`,
     "Press Ctrl-C to stop everything; run the same command again to resume.",
     "",

@@ -200,6 +200,13 @@ export const RESOURCES = {
     namespaced: false,
     kind: "CertificateSigningRequest",
   },
+  tokenreviews: {
+    group: "authentication.k8s.io",
+    version: "v1",
+    resource: "tokenreviews",
+    namespaced: false,
+    kind: "TokenReview",
+  },
   subjectaccessreviews: {
     group: "authorization.k8s.io",
     version: "v1",

@@ -18,6 +18,7 @@ import { StringDecoder } from "node:string_decoder";
 import tls from "node:tls";
 import { type KubeObject, parseApiVersion, type StoredObject } from "../api/meta.ts";
 import { ApiError, fromStatus, notFound, type Status } from "../machinery/errors.ts";
+import type { Registry } from "../metrics/registry.ts";
 import type {
   Client,
   DeleteOptions,
@@ -31,6 +32,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from "./client.ts";
+import { type RestClientMetrics, restClientMetrics } from "./metrics.ts";
 
 /** What a request authenticates with, beyond the connection's static settings. */
 export interface Credentials {
@@ -83,6 +85,8 @@ export interface HttpClientOptions extends ClusterConnection {
   /** Field manager for writes that name none, apply excepted (default "karmada-ts"). */
   fieldManager?: string;
   userAgent?: string;
+  /** Where `rest_client_*` metrics are recorded (none without it). */
+  metrics?: Registry;
 }
 
 export const DEFAULT_MAX_CONCURRENT = 32;
@@ -295,6 +299,7 @@ export class HttpClient implements Client {
   #userAgent: string;
   #discovery = new Map<string, Promise<DiscoveredResource[]>>();
   #watches = new Set<() => void>();
+  #metrics: RestClientMetrics | undefined;
 
   constructor(opts: HttpClientOptions) {
     this.#base = new URL(opts.server);
@@ -307,6 +312,7 @@ export class HttpClient implements Client {
     this.#manager = opts.fieldManager ?? "karmada-ts";
     this.#userAgent = opts.userAgent ?? "karmada-ts";
     this.#limiter = new Limiter(Math.max(1, opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT));
+    if (opts.metrics) this.#metrics = restClientMetrics(opts.metrics, this.#base.host);
     this.#credentials = opts.credentials;
     this.#static = {};
     if (opts.token !== undefined) this.#static.token = opts.token;
@@ -448,15 +454,21 @@ export class HttpClient implements Client {
   async #send(spec: RequestSpec): Promise<RawResponse> {
     const url = this.#url(spec.path, spec.query);
     const what = `${spec.method} ${url.href}`;
+    const metrics = this.#metrics;
+    const queued = metrics ? performance.now() : 0;
     await this.#limiter.acquire();
+    metrics?.waited(spec.method, (performance.now() - queued) / 1000);
     try {
       let refreshed = false;
       for (let attempt = 0; ; attempt++) {
         const creds = await this.#currentCredentials(what);
         let res: RawResponse;
+        const sent = metrics ? performance.now() : 0;
         try {
           res = await this.#attempt(this.#requestOptions(spec.method, url, creds, spec), spec.body);
+          metrics?.request(spec.method, res.status, (performance.now() - sent) / 1000);
         } catch (err) {
+          metrics?.request(spec.method, undefined, (performance.now() - sent) / 1000);
           // A kept-alive connection the server closed just as we reused it: once more, reads only.
           const e = err as { reused?: boolean; code?: string };
           const stale = e.reused === true && (e.code === "ECONNRESET" || e.code === "EPIPE");
@@ -743,9 +755,14 @@ export class HttpClient implements Client {
         release();
         return;
       }
+      const sent = performance.now();
+      let answered = false;
       const r = this.#transport()(this.#requestOptions("GET", url, creds, {}), (response) => {
         clearTimeout(timer);
         release();
+        // As client-go: a watch counts once, when its response headers arrive.
+        answered = true;
+        this.#metrics?.request("GET", response.statusCode, (performance.now() - sent) / 1000);
         if (response.statusCode !== 200) {
           if (response.statusCode === 401) this.#credentials?.invalidate?.();
           const chunks: Buffer[] = [];
@@ -823,6 +840,7 @@ export class HttpClient implements Client {
       r.on("error", (err) => {
         clearTimeout(timer);
         release();
+        if (!answered) this.#metrics?.request("GET", undefined, (performance.now() - sent) / 1000);
         finish(new TransportError(what, err));
       });
       r.on("close", () => {

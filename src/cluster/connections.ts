@@ -8,6 +8,7 @@ import { isObject, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import type { ClusterConnection, HttpClient } from "../client/http.ts";
 import { httpClientFor } from "../client/kubeconfig.ts";
+import type { Registry } from "../metrics/registry.ts";
 
 /** A connection to one member cluster's API server. */
 export interface MemberConnection {
@@ -35,6 +36,8 @@ export interface MemberConnectionOptions {
   /** Per member: requests in flight at once, and how long one may take. */
   maxConcurrent?: number;
   timeoutMs?: number;
+  /** Where the member clients' `rest_client_*` metrics go. */
+  metrics?: Registry;
 }
 
 interface Cached {
@@ -47,6 +50,7 @@ export interface MemberTuning {
   maxConcurrent: number;
   timeoutMs: number;
   userAgent: string;
+  metrics?: Registry | undefined;
 }
 
 /** One member's connection; `close()` frees its sockets. */
@@ -55,14 +59,20 @@ export function openMemberConnection(
   tuning: MemberTuning,
 ): MemberConnection & { close(): void } {
   const { maxConcurrent, userAgent } = tuning;
-  const client = httpClientFor(settings, { maxConcurrent, timeoutMs: tuning.timeoutMs, userAgent });
+  const metrics = tuning.metrics ? { metrics: tuning.metrics } : {};
+  const client = httpClientFor(settings, {
+    maxConcurrent,
+    timeoutMs: tuning.timeoutMs,
+    userAgent,
+    ...metrics,
+  });
   // A request with its own time limit (health probes, discovery) goes through a client with
   // that timeout, so an unanswered request is abandoned, and its slot freed, on time.
   const limited = new Map<number, HttpClient>();
   const withTimeout = (timeoutMs: number): HttpClient => {
     let c = limited.get(timeoutMs);
     if (!c) {
-      c = httpClientFor(settings, { maxConcurrent, timeoutMs, userAgent });
+      c = httpClientFor(settings, { maxConcurrent, timeoutMs, userAgent, ...metrics });
       limited.set(timeoutMs, c);
     }
     return c;
@@ -100,7 +110,11 @@ export function ownMemberConnections(
 
 export function memberConnections(opts: MemberConnectionOptions): MemberConnections & { close(): void } {
   const cache = new Map<string, Cached>();
-  const tuning = { maxConcurrent: opts.maxConcurrent ?? 16, timeoutMs: opts.timeoutMs ?? 10_000 };
+  const tuning = {
+    maxConcurrent: opts.maxConcurrent ?? 16,
+    timeoutMs: opts.timeoutMs ?? 10_000,
+    metrics: opts.metrics,
+  };
 
   return {
     async connect(cluster: StoredObject): Promise<MemberConnection> {

@@ -81,7 +81,7 @@ export function agentCsrApprovingController(ctx: ControllerContext): Controller 
   };
 
   return {
-    name: "agentcsrapproving",
+    name: "agent-csr-approving-controller",
     for: csrs,
     async reconcile(rc, key) {
       const csr = csrs.getByKey(key);

@@ -231,7 +231,7 @@ export function applicationFailoverController(ctx: ControllerContext, clusterSco
   }
 
   return {
-    name: clusterScoped ? "application-failover-crb" : "application-failover-rb",
+    name: clusterScoped ? CRB_APPLICATION_FAILOVER_CONTROLLER : RB_APPLICATION_FAILOVER_CONTROLLER,
     for: bindings,
     // Upstream's predicate: the binding has (or had) an application failover behaviour.
     updateFilter: (old, obj) => applicationOf(old) !== undefined || applicationOf(obj) !== undefined,

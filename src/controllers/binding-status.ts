@@ -150,7 +150,7 @@ export function bindingStatusController(
   }
 
   return {
-    name: clusterScoped ? "crb-status" : "rb-status",
+    name: clusterScoped ? "cluster-resource-binding-status-controller" : "resource-binding-status-controller",
     for: bindings,
     workers: 4,
     // A template change reaches the binding as a new spec.resource.resourceVersion (generation).

@@ -30,6 +30,7 @@ import { type Controller, done, type ReconcileResult, requeueAfter } from "../ru
 import type { Informer } from "../runtime/informer.ts";
 import { objectKey, objectKeys, parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
+import { karmadaMetrics } from "./metrics.ts";
 import { createOrUpdateWork, workManifest } from "./work.ts";
 
 export const BINDING_CONTROLLER = "binding-controller";
@@ -113,6 +114,7 @@ export function bindingController(
   const clusters = ctx.informers.informer(RESOURCES.clusters);
   const ops = ctx.informers.informer(KARMADA.overridePolicies);
   const cops = ctx.informers.informer(KARMADA.clusterOverridePolicies);
+  const metrics = karmadaMetrics(ctx.metrics);
 
   async function deleteWork(work: StoredObject): Promise<void> {
     if (work.metadata.deletionTimestamp) return;
@@ -241,6 +243,19 @@ export function bindingController(
       return done;
     }
 
+    const start = performance.now();
+    try {
+      const result = await syncWorks(key, binding, own);
+      metrics.syncedWorks(undefined, (performance.now() - start) / 1000);
+      return result;
+    } catch (err) {
+      metrics.syncedWorks(err, (performance.now() - start) / 1000);
+      throw err;
+    }
+  }
+
+  /** Upstream's syncBinding: the Works of the clusters the binding names, and no others. */
+  async function syncWorks(key: string, binding: Binding, own: StoredObject[]): Promise<ReconcileResult> {
     const expected = expectedClusters(binding.spec);
     const purgedDirectly = new Set(
       (binding.spec.gracefulEvictionTasks ?? []).filter(purgesDirectly).map((t) => t.fromCluster),

@@ -87,7 +87,7 @@ export function certRotationController(ctx: ControllerContext, clusterName: stri
   };
 
   return {
-    name: "certRotation",
+    name: "cert-rotation-controller",
     for: clusters,
     async reconcile(rc, key) {
       if (key !== ownKey) return done;

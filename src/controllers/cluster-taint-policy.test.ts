@@ -190,7 +190,7 @@ describe("cluster taint policy controller over a member made unreachable", () =>
   });
 
   it("runs only with the Failover gate, under upstream's name", () => {
-    expect(mgr.manager.running.map((r) => r.name)).toContain("cluster-taint-policy");
+    expect(mgr.manager.running.map((r) => r.name)).toContain("cluster-taint-policy-controller");
     const off = env.startManager({ controllers: ["clustertaintpolicy"] });
     expect(off.manager.running.map((r) => r.name)).toEqual(["resource-detector"]);
     off.stop();

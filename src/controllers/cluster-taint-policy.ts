@@ -172,7 +172,7 @@ export function clusterTaintPolicyController(ctx: ControllerContext): Controller
   };
 
   return {
-    name: "cluster-taint-policy",
+    name: CLUSTER_TAINT_POLICY_CONTROLLER,
     for: clusters,
     // Upstream reacts to a Cluster's conditions only: its own taint writes do not come back.
     updateFilter: (old, obj) => !deepEqual(conditionsOf(old), conditionsOf(obj)),

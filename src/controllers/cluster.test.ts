@@ -129,15 +129,15 @@ describe("--controllers (isControllerEnabled)", () => {
     };
     // `cluster` may run more than one loop (upstream's also monitors health); `cluster` is one.
     const all = names(["*"]);
-    expect(all).toEqual(expect.arrayContaining(["cluster", "cluster-status"]));
+    expect(all).toEqual(expect.arrayContaining(["cluster-controller", "cluster-status-controller"]));
     const withoutStatus = names(["*", "-clusterStatus"]);
-    expect(withoutStatus).toContain("cluster");
-    expect(withoutStatus).not.toContain("cluster-status");
-    expect(names(["clusterStatus"])).toEqual(["cluster-status"]);
+    expect(withoutStatus).toContain("cluster-controller");
+    expect(withoutStatus).not.toContain("cluster-status-controller");
+    expect(names(["clusterStatus"])).toEqual(["cluster-status-controller"]);
     expect(names(["-cluster"])).toEqual([]);
     const withoutCluster = names(["*", "-cluster"]);
-    expect(withoutCluster).toContain("cluster-status");
-    expect(withoutCluster).not.toContain("cluster");
+    expect(withoutCluster).toContain("cluster-status-controller");
+    expect(withoutCluster).not.toContain("cluster-controller");
     expect(withoutCluster).not.toContain("cluster-monitor");
   });
 });
@@ -245,8 +245,8 @@ describe("cluster controller over a joined member", () => {
     );
     expect(es.metadata.labels).toMatchObject({ "karmada.io/system": "true" });
     const running = clusterOnly.manager.running.map((r) => r.name);
-    expect(running).toContain("cluster");
-    expect(running).not.toContain("cluster-status");
+    expect(running).toContain("cluster-controller");
+    expect(running).not.toContain("cluster-status-controller");
   });
 
   it("records valid Events about the Cluster in namespace default", async () => {
@@ -370,7 +370,10 @@ describe("cluster controller over a joined member", () => {
         clusterFailureThresholdMs: 300,
       },
     });
-    expect(statusOnly.manager.running.map((r) => r.name)).toEqual(["resource-detector", "cluster-status"]);
+    expect(statusOnly.manager.running.map((r) => r.name)).toEqual([
+      "resource-detector",
+      "cluster-status-controller",
+    ]);
     await env.untilReady("member1", "True", "ClusterReady");
     await until(async () => taintKeys(await env.getCluster("member1")).length === 0, "no taints");
     // The taint was there before Ready turned True and gone after.

@@ -231,7 +231,7 @@ export function clusterController(ctx: ControllerContext): Controller {
   };
 
   return {
-    name: "cluster",
+    name: CLUSTER_CONTROLLER,
     for: clusters,
     watches: [
       { informer: rbs, map: deletingTargets },

@@ -7,6 +7,7 @@ import type { MemberConnections } from "../cluster/connections.ts";
 import type { MemberWatches } from "../cluster/member-watches.ts";
 import type { Interpreter } from "../interpreter/index.ts";
 import type { Logger } from "../log.ts";
+import type { Registry } from "../metrics/registry.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { InformerFactory } from "../runtime/informer.ts";
 import type { ControllerOptions } from "./options.ts";
@@ -27,4 +28,6 @@ export interface ControllerContext {
   options: ControllerOptions;
   /** The resource interpreter: customizations, webhooks, bundled scripts, then native. */
   interpreter: Interpreter;
+  /** The process's metrics registry: the work queues' and controller-runtime's, and each controller's own (metrics.ts). */
+  metrics: Registry;
 }

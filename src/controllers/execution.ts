@@ -17,7 +17,12 @@ import { prune } from "../interpreter/native/prune.ts";
 import { ANNOTATION, clusterOfExecutionSpace, executionSpace, FINALIZER, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
-import { type Condition, type ConditionUpdate, setCondition } from "../machinery/conditions.ts";
+import {
+  type Condition,
+  type ConditionUpdate,
+  isConditionTrue,
+  setCondition,
+} from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
 import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
@@ -31,6 +36,7 @@ import {
 import type { Informer } from "../runtime/informer.ts";
 import { objectKey, parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
+import { karmadaMetrics, manifestType } from "./metrics.ts";
 
 export const EXECUTION_CONTROLLER = "execution-controller";
 
@@ -79,6 +85,11 @@ export function servesCluster(cluster: ClusterObject | undefined, pullCluster: s
   return pullCluster
     ? cluster.metadata.name === pullCluster && cluster.spec?.syncMode === "Pull"
     : cluster.spec?.syncMode !== "Pull";
+}
+
+function workConditions(work: StoredObject): Condition[] {
+  const status = isObject(work.status) ? work.status : {};
+  return (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
 }
 
 export function manifestsOf(work: StoredObject): KubeObject[] {
@@ -135,6 +146,26 @@ export function executionController(
     agent.pullCluster ? { namespace: executionSpace(agent.pullCluster) } : {},
   );
   const clusters = ctx.informers.informer(RESOURCES.clusters);
+  const metrics = karmadaMetrics(ctx.metrics);
+
+  /** A write to a member, counted as upstream counts it (create/update/delete_resource_*_cluster). */
+  async function counted<T>(
+    op: "create" | "update" | "delete",
+    cluster: ClusterObject,
+    manifest: KubeObject,
+    write: () => Promise<T>,
+    detail?: { recreate?: boolean; operationResult?: string },
+  ): Promise<T> {
+    const target = { ...manifestType(manifest), cluster: cluster.metadata.name };
+    try {
+      const result = await write();
+      metrics.memberWrite(op, undefined, target, detail);
+      return result;
+    } catch (err) {
+      metrics.memberWrite(op, err, target, detail);
+      throw err;
+    }
+  }
 
   async function memberRef(conn: MemberConnection, obj: KubeObject) {
     return conn.client.resourceFor(String(obj.apiVersion), String(obj.kind));
@@ -178,12 +209,13 @@ export function executionController(
     cluster: ClusterObject,
     manifest: KubeObject,
     live: boolean,
+    recreate: boolean,
   ): Promise<StoredObject | undefined> {
     const cached = live ? "unknown" : await cachedMember(cluster, manifest);
     const observed = cached === "unknown" ? await getMember(conn, manifest) : cached;
     if (observed) return observed;
     try {
-      await conn.client.create(ref, manifest);
+      await counted("create", cluster, manifest, () => conn.client.create(ref, manifest), { recreate });
       return undefined;
     } catch (err) {
       // The cache had not seen it yet, or Karmada does not manage it: look at it as it is.
@@ -194,14 +226,16 @@ export function executionController(
     }
   }
 
+  /** `recreate`: the Work was applied before, so a missing copy is made again. */
   async function apply(
     conn: MemberConnection,
     cluster: ClusterObject,
     manifest: KubeObject,
+    recreate: boolean,
     live = false,
   ): Promise<void> {
     const ref = await memberRef(conn, manifest);
-    const observed = await observeOrCreate(conn, ref, cluster, manifest, live);
+    const observed = await observeOrCreate(conn, ref, cluster, manifest, live, recreate);
     if (!observed) return;
     const managed = observed.metadata.labels?.[LABEL.managed] === "true";
     const resolution = manifest.metadata?.annotations?.[ANNOTATION.conflictResolution];
@@ -218,16 +252,19 @@ export function executionController(
     const wanted = prune(desired);
     if (deepEqual(current, wanted)) return;
     try {
-      await conn.client.update(ref, desired);
+      await counted("update", cluster, manifest, () => conn.client.update(ref, desired), {
+        operationResult: "updated",
+      });
     } catch (err) {
       // The cached copy was behind the member's: once more from a fresh read.
       if (live || !isConflict(err)) throw err;
-      await apply(conn, cluster, manifest, true);
+      await apply(conn, cluster, manifest, recreate, true);
     }
   }
 
   async function removeFromMember(
     conn: MemberConnection,
+    cluster: ClusterObject,
     manifest: KubeObject,
     preserve: boolean,
   ): Promise<void> {
@@ -252,9 +289,11 @@ export function executionController(
     // Objects Karmada did not create are left alone.
     if (observed.metadata.labels?.[LABEL.managed] !== "true") return;
     try {
-      await conn.client.delete(ref, observed.metadata.namespace, observed.metadata.name, {
-        propagationPolicy: "Background",
-      });
+      await counted("delete", cluster, manifest, () =>
+        conn.client.delete(ref, observed.metadata.namespace, observed.metadata.name, {
+          propagationPolicy: "Background",
+        }),
+      );
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -281,7 +320,7 @@ export function executionController(
       if (!isClusterReady(cluster)) return false;
       const conn = await ctx.members.connect(cluster);
       for (const m of manifestsOf(work))
-        await removeFromMember(conn, m, spec.preserveResourcesOnDeletion === true);
+        await removeFromMember(conn, cluster, m, spec.preserveResourcesOnDeletion === true);
     }
     // PUT, not patch: upstream's RBAC for Pull clusters lets an agent update its Works, not patch them.
     const next = structuredClone(work);
@@ -351,12 +390,30 @@ export function executionController(
     cluster: ClusterObject,
     dispatching: ConditionUpdate,
   ): Promise<ReconcileResult> {
+    const start = performance.now();
+    try {
+      const result = await applyManifests(work, cluster, dispatching);
+      metrics.syncedWorkload(undefined, (performance.now() - start) / 1000);
+      return result;
+    } catch (err) {
+      // As upstream's, a sync that could not reach the member counts too.
+      metrics.syncedWorkload(err, (performance.now() - start) / 1000);
+      throw err;
+    }
+  }
+
+  async function applyManifests(
+    work: StoredObject,
+    cluster: ClusterObject,
+    dispatching: ConditionUpdate,
+  ): Promise<ReconcileResult> {
     const conn = await ctx.members.connect(cluster);
     const manifests = manifestsOf(work);
+    const recreate = isConditionTrue(workConditions(work), "Applied");
     const errors: string[] = [];
     for (const m of manifests) {
       try {
-        await apply(conn, cluster, m);
+        await apply(conn, cluster, m, recreate);
       } catch (err) {
         errors.push((err as { status?: { message?: string } }).status?.message ?? (err as Error).message);
       }
@@ -385,7 +442,7 @@ export function executionController(
 
   let unsubscribe: () => void = () => {};
   return {
-    name: "execution",
+    name: EXECUTION_CONTROLLER,
     for: works,
     // Drift: a member copy deleted, or edited beyond its status, is put back (upstream's
     // execution controller does the same from its member informers).

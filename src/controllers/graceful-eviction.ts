@@ -247,7 +247,7 @@ export function gracefulEvictionController(ctx: ControllerContext, clusterScoped
     bindings.byIndex("byEvictedCluster", c.metadata.name).map(objectKey);
 
   return {
-    name: clusterScoped ? "graceful-eviction-crb" : "graceful-eviction-rb",
+    name: clusterScoped ? CRB_GRACEFUL_EVICTION_CONTROLLER : RB_GRACEFUL_EVICTION_CONTROLLER,
     for: bindings,
     // Upstream's predicate: only bindings that have tasks (their status changes included).
     updateFilter: (_old, obj) => tasksOf(obj).length > 0,

@@ -8,6 +8,7 @@ import { MemberWatches } from "../cluster/member-watches.ts";
 import { Interpreter } from "../interpreter/index.ts";
 import { nativeInterpreter } from "../interpreter/native/index.ts";
 import type { Logger } from "../log.ts";
+import { createMetricsRegistry, type Registry } from "../metrics/registry.ts";
 import { type Controller, type RunningController, runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
 import { InformerFactory } from "../runtime/informer.ts";
@@ -126,6 +127,8 @@ export interface ControllerManagerOptions {
   freezeCaches?: boolean;
   /** How long the controllers wait for their caches to list before starting anyway (default 2 minutes). */
   cacheSyncTimeoutMs?: number;
+  /** Where the controllers' metrics go (default: a registry of their own, which nobody reads). */
+  metrics?: Registry;
 }
 
 export interface RunningControllerManager {
@@ -151,6 +154,7 @@ async function cachesSynced(informers: InformerFactory, timeoutMs: number, log: 
 
 export function startControllerManager(opts: ControllerManagerOptions): RunningControllerManager {
   const now = opts.now ?? (() => Date.now());
+  const metrics = opts.metrics ?? createMetricsRegistry({ processMetrics: false });
   const informers = new InformerFactory(opts.client, {
     log: opts.log,
     ...(opts.freezeCaches ? { freeze: true } : {}),
@@ -166,6 +170,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
     now,
     options: controllerOptions(opts.options),
     interpreter: new Interpreter(nativeInterpreter),
+    metrics,
   };
   const closeInterpreter = configureInterpreter(informers, ctx.interpreter, opts.log);
   const flags = opts.controllers ?? ["*"];
@@ -179,7 +184,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   // Every cache the controllers made lists before any of them reconciles (bounded, so one
   // kind the server does not serve cannot hold everything back for good).
   const ready = cachesSynced(informers, opts.cacheSyncTimeoutMs ?? CACHE_SYNC_TIMEOUT_MS, opts.log);
-  const running = made.map((c) => runController(c, { log: opts.log, ready }));
+  const running = made.map((c) => runController(c, { log: opts.log, ready, metrics }));
   informers.start();
   return {
     running,

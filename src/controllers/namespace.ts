@@ -94,7 +94,7 @@ export function namespaceController(ctx: ControllerContext): Controller {
 
   const all = () => namespaces.list().map((n) => n.metadata.name);
   return {
-    name: "namespace",
+    name: "namespace-sync-controller",
     for: namespaces,
     workers: 2,
     watches: [

@@ -359,3 +359,63 @@ describe.concurrent("scheduler controller reconcile", () => {
       },
     ));
 });
+
+describe("scheduler metrics, with upstream's names", () => {
+  const sample = (text: string, series: string): number | undefined => {
+    const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+
+  it("counts attempts by result and schedule type, and times the algorithm's steps and plugins", () =>
+    withReconcileFixture(
+      (ctx) => schedulerController(ctx, false),
+      {},
+      async (f) => {
+        await createCluster(f.client, "member1");
+        await f.client.create(KARMADA.resourceBindings, binding({ placement: aggregated }));
+        await f.reconcile("default/nginx-deployment");
+        // No cluster fits an affinity nobody matches: a failed attempt, left for a cluster change.
+        await f.client.create(KARMADA.resourceBindings, {
+          ...binding({ placement: { clusterAffinity: { clusterNames: ["elsewhere"] } } }),
+          metadata: { name: "nowhere", namespace: "default", labels: CLAIMED },
+        });
+        await f.reconcile("default/nowhere");
+        const text = await f.ctx.metrics.metrics();
+        expect(
+          sample(
+            text,
+            'karmada_scheduler_schedule_attempts_total{result="scheduled",schedule_type="ReconcileSchedule"}',
+          ),
+        ).toBe(1);
+        expect(
+          sample(
+            text,
+            'karmada_scheduler_schedule_attempts_total{result="error",schedule_type="ReconcileSchedule"}',
+          ),
+        ).toBe(1);
+        expect(
+          sample(
+            text,
+            'karmada_scheduler_e2e_scheduling_duration_seconds_count{result="scheduled",schedule_type="ReconcileSchedule"}',
+          ),
+        ).toBe(1);
+        for (const step of ["Filter", "Score", "Select", "AssignReplicas"])
+          expect(
+            sample(
+              text,
+              `karmada_scheduler_scheduling_algorithm_duration_seconds_count{schedule_step="${step}"}`,
+            ),
+          ).toBeGreaterThanOrEqual(1);
+        expect(
+          sample(
+            text,
+            'karmada_scheduler_framework_extension_point_duration_seconds_count{extension_point="Filter",result="Unschedulable"}',
+          ),
+        ).toBe(1);
+        expect(text).toMatch(
+          /^karmada_scheduler_plugin_execution_duration_seconds_count\{plugin="ClusterAffinity",extension_point="Filter",result="Success"\} 2$/m,
+        );
+        expect(sample(text, 'scheduler_pending_bindings{queue="unschedulable"}')).toBe(1);
+      },
+    ));
+});

@@ -31,6 +31,7 @@ import { apiFilteredOut, needsScheduling } from "../scheduler/core/needs-schedul
 import { schedule } from "../scheduler/core/schedule.ts";
 import { ScheduleError, type ScheduleExplanation } from "../scheduler/core/types.ts";
 import type { ControllerContext } from "./context.ts";
+import { type PendingQueue, type ScheduleType, schedulerMetrics } from "./scheduler-metrics.ts";
 
 export const SCHEDULER_NAME = "default-scheduler";
 export { EXPLANATION_ANNOTATION };
@@ -69,11 +70,35 @@ function scheduled(b: StoredObject): boolean {
 const resultText = (clusters: readonly TargetCluster[]): string =>
   `{${clusters.map((c) => `${c.name}:${c.replicas ?? 0}`).join(", ")}}`;
 
+/** A scheduling that found no cluster that fits (recorded; retried on a cluster change, not with backoff). */
+const NO_FIT = Symbol("no cluster fits");
+
+/** Whether the binding's last scheduling found no cluster that fits (upstream's unschedulable queue). */
+function unschedulable(b: StoredObject): boolean {
+  const conditions = (
+    isObject(b.status) && Array.isArray(b.status.conditions) ? b.status.conditions : []
+  ) as Condition[];
+  return conditions.some(
+    (c) => c.type === "Scheduled" && c.status === "False" && c.reason === "NoClusterFit",
+  );
+}
+
 export function schedulerController(ctx: ControllerContext, clusterScoped: boolean): Controller {
   const events = ctx.recorder(SCHEDULER_NAME);
   const ref = bindingResource(clusterScoped);
   const bindings = ctx.informers.informer(ref);
   const clusters = ctx.informers.informer(RESOURCES.clusters);
+  const name = clusterScoped ? "scheduler-queue-crb" : "scheduler-queue";
+  /** Keys whose last attempt failed and wait for their retry (upstream's backoff queue). */
+  const backingOff = new Set<string>();
+  let queued = (): number => 0;
+  const pending = (queue: PendingQueue): number =>
+    queue === "active"
+      ? queued()
+      : queue === "backoff"
+        ? backingOff.size
+        : bindings.list().filter((b) => schedulable(b) && unschedulable(b)).length;
+  const metrics = schedulerMetrics(ctx.metrics, { name, count: pending });
 
   /** The binding with its status edited by `edit` (on a copy), committed. */
   async function commitStatus(binding: StoredObject, edit: (status: Record<string, unknown>) => void) {
@@ -119,11 +144,11 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
   }
 
   async function reconcile(key: string): Promise<ReconcileResult> {
+    backingOff.delete(key);
     const { namespace: ns, name } = parseObjectKey(key);
     const binding = bindings.get(ns, name) as Binding | undefined;
     if (!binding || binding.metadata.deletionTimestamp || !schedulable(binding)) return done;
     const all = clusters.list() as ClusterObject[];
-    const status = (isObject(binding.status) ? binding.status : {}) as Record<string, unknown>;
     const trigger = needsScheduling(binding as never, all);
     if (!trigger) {
       await commitStatus(binding, (s) => {
@@ -131,6 +156,33 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       });
       return done;
     }
+    // Upstream's e2e scheduling latency: from the decision to schedule to the written result.
+    const type: ScheduleType = trigger === "ReplicasChanged" ? "ScaleSchedule" : "ReconcileSchedule";
+    const start = performance.now();
+    try {
+      const result = await scheduleBinding(key, binding, all);
+      if (result === NO_FIT) {
+        // Counted as a failed attempt, but not retried: a cluster change brings it back.
+        metrics.scheduled(type, result, (performance.now() - start) / 1000);
+        return done;
+      }
+      metrics.scheduled(type, undefined, (performance.now() - start) / 1000);
+      return result;
+    } catch (err) {
+      metrics.scheduled(type, err, (performance.now() - start) / 1000);
+      metrics.incoming("ScheduleAttemptFailure");
+      backingOff.add(key);
+      throw err;
+    }
+  }
+
+  async function scheduleBinding(
+    key: string,
+    binding: Binding,
+    all: ClusterObject[],
+  ): Promise<ReconcileResult | typeof NO_FIT> {
+    const { namespace: ns, name } = parseObjectKey(key);
+    const status = (isObject(binding.status) ? binding.status : {}) as Record<string, unknown>;
     const template = templateRef(binding);
     /** Upstream's event for each clusterAffinities term that did not fit before the next was tried. */
     const termFailed = (e: ScheduleExplanation): void => {
@@ -151,6 +203,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
         },
         clusters: all,
         options: ctx.options.schedule,
+        trace: metrics.trace,
       });
       // The status follows the placement's write: it records the generation that write made.
       const updated = await writePlacement(
@@ -210,7 +263,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       );
       events.event(template, "Warning", "ScheduleBindingFailed", err.message);
       // Fit errors wait for a cluster change; others are retried with backoff.
-      if (err.reason === "NoClusterFit") return done;
+      if (err.reason === "NoClusterFit") return NO_FIT;
       throw err;
     }
   }
@@ -228,8 +281,9 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       })
       .map(objectKey);
 
-  return {
-    name: clusterScoped ? "scheduler-crb" : "scheduler-rb",
+  const removers: Array<() => void> = [];
+  const controller: Controller = {
+    name,
     for: bindings,
     // Upstream schedules with one worker; here each binding waits for two store commits (its
     // placement, then its status), and one worker left the scheduler placing ~7 bindings/s
@@ -272,5 +326,28 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       },
     ],
     reconcile: (_rctx, key) => reconcile(key),
+    // Upstream's queue_incoming_bindings_total: what brought bindings to the queue.
+    start(_enqueue, _coalesced, length) {
+      queued = length;
+      const clusterFilter = controller.watches![0]!.updateFilter!;
+      removers.push(
+        bindings.addHandler({
+          onAdd: (b) => schedulable(b) && metrics.incoming("BindingAdd"),
+          onUpdate: (old, b) => controller.updateFilter!(old, b) && metrics.incoming("BindingUpdate"),
+          onDelete: () => {},
+        }),
+        clusters.addHandler({
+          onAdd: (c) => metrics.incoming("ClusterChanged", affected(c).length),
+          onUpdate: (old, c) =>
+            clusterFilter(old, c) && metrics.incoming("ClusterChanged", affected(c).length),
+          onDelete: (c) => metrics.incoming("ClusterChanged", affected(c).length),
+        }),
+      );
+    },
+    stop() {
+      for (const remove of removers.splice(0)) remove();
+      metrics.close();
+    },
   };
+  return controller;
 }

@@ -57,6 +57,7 @@ import { tupleKey } from "../runtime/keys.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
 import type { ControllerContext } from "./context.ts";
 import { writeEviction } from "./eviction.ts";
+import { karmadaMetrics } from "./metrics.ts";
 
 /** Upstream's controller name: the source of its events. */
 export const TAINT_MANAGER = "taint-manager";
@@ -197,6 +198,33 @@ export function taintManagerController(ctx: ControllerContext): Controller {
   const events = ctx.recorder(TAINT_MANAGER);
   const pacer = evictionPacer(ctx.options.resourceEvictionRate);
   const shadow = ctx.options.failoverShadowMode;
+  const metrics = karmadaMetrics(ctx.metrics);
+  /**
+   * Upstream's eviction queues as its metrics show them (eviction_queue_depth{name},
+   * eviction_kind_total): the pairs decided for eviction and waiting for their turn.
+   */
+  const waiting = new Map<string, { queue: string; cluster: string; kind: string }>();
+  const queueName = (kind: BindingKind): string =>
+    kind === "crb" ? "cluster-binding-eviction" : "binding-eviction";
+  const depths = (): void => {
+    for (const q of ["binding-eviction", "cluster-binding-eviction"]) {
+      metrics.evictionQueueDepth(q, [...waiting.values()].filter((w) => w.queue === q).length);
+    }
+  };
+  const wait = (key: string, kind: BindingKind, cluster: string, binding: Binding): void => {
+    if (waiting.has(key)) return;
+    const resourceKind = binding.spec.resource?.kind ?? "";
+    waiting.set(key, { queue: queueName(kind), cluster, kind: resourceKind });
+    metrics.evictionKind(cluster, resourceKind, 1);
+    depths();
+  };
+  const leave = (key: string): void => {
+    const w = waiting.get(key);
+    if (!w) return;
+    waiting.delete(key);
+    metrics.evictionKind(w.cluster, w.kind, -1);
+    depths();
+  };
   /** Shadow mode: the pairs whose would-be eviction is recorded already (one event each). */
   const shadowed = new Set<string>();
 
@@ -254,6 +282,7 @@ export function taintManagerController(ctx: ControllerContext): Controller {
       : { evict: false };
     if (!decision.evict) {
       shadowed.delete(key);
+      leave(key);
       return decision.recheckAfterMs !== undefined ? requeueAfter(decision.recheckAfterMs) : done;
     }
     const target = binding!;
@@ -269,9 +298,18 @@ export function taintManagerController(ctx: ControllerContext): Controller {
       );
       return done;
     }
-    const wait = pacer.take(ctx.now());
-    if (wait > 0) return requeueAfter(wait);
-    await evict(rc, kind, target, cluster);
+    wait(key, kind, cluster, target);
+    const turn = pacer.take(ctx.now());
+    if (turn > 0) return requeueAfter(turn);
+    const start = performance.now();
+    try {
+      await evict(rc, kind, target, cluster);
+    } catch (err) {
+      metrics.evictionProcessed(queueName(kind), err, (performance.now() - start) / 1000);
+      throw err;
+    }
+    metrics.evictionProcessed(queueName(kind), undefined, (performance.now() - start) / 1000);
+    leave(key);
     return done;
   }
 

@@ -154,7 +154,7 @@ export function unifiedAuthController(ctx: ControllerContext): Controller {
   }
 
   return {
-    name: "unified-auth",
+    name: "unified-auth-controller",
     for: clusters,
     // Upstream reacts to a Cluster's creation only; a new impersonator secret ref counts too here.
     updateFilter: (old, obj) =>

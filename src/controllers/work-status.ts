@@ -136,7 +136,7 @@ export function workStatusController(
   }
 
   return {
-    name: "work-status",
+    name: WORK_STATUS_CONTROLLER,
     for: works,
     workers: 8,
     start(add, addCoalesced) {

@@ -112,7 +112,9 @@ const roles: RoleSpec[] = [
       rule(["create", "delete"], [""], ["namespaces"]),
       rule(["create"], ["", "events.k8s.io"], ["events"]),
       rule(["create", "delete"], [LEASES], ["leases"]),
+      // Agent CSR approval, and who may scrape its /metrics (delegated authentication and authorization).
       rule(["create"], ["authorization.k8s.io"], ["subjectaccessreviews"]),
+      rule(["create"], ["authentication.k8s.io"], ["tokenreviews"]),
       rule(["approve"], ["certificates.k8s.io"], ["signers"], ["kubernetes.io/kube-apiserver-client"]),
       urlRule(["get"], ["/healthz", "/livez", "/readyz"]),
     ],
@@ -141,6 +143,9 @@ const roles: RoleSpec[] = [
       rule(["create", "patch", "update"], ["", "events.k8s.io"], ["events"]),
       rule(["create"], [LEASES], ["leases"]),
       rule(["get", "update"], [LEASES], ["leases"], ["karmada-scheduler"]),
+      // Who may scrape its /metrics (delegated authentication and authorization).
+      rule(["create"], ["authentication.k8s.io"], ["tokenreviews"]),
+      rule(["create"], ["authorization.k8s.io"], ["subjectaccessreviews"]),
     ],
   },
   {

@@ -75,6 +75,11 @@ export function compareQuantities(a: Quantity, b: Quantity): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** The value as a float, as Go's Quantity.AsApproximateFloat64 (precision may be lost). */
+export function approximateFloat(q: Quantity): number {
+  return Number(q.n) * 10 ** q.scale;
+}
+
 export function quantitySign(q: Quantity): number {
   return q.n < 0n ? -1 : q.n > 0n ? 1 : 0;
 }

@@ -106,7 +106,7 @@ async function admin(
 }
 
 export interface MemberHttpOptions
-  extends Pick<HttpServerOptions, "host" | "port" | "log" | "tls" | "authenticate"> {
+  extends Pick<HttpServerOptions, "host" | "port" | "log" | "tls" | "authenticate" | "metrics"> {
   faults: Faults;
   info: AdminInfo;
 }
@@ -143,6 +143,7 @@ export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions):
     log: opts.log,
     ...(opts.tls ? { tls: opts.tls } : {}),
     ...(opts.authenticate ? { authenticate: opts.authenticate } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   const { server } = http;
   const { faults } = opts;

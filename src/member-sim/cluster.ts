@@ -86,7 +86,7 @@ export interface MemberClusterOptions {
   store?: Store;
   log?: Logger;
   /** More API server options (watch settings, compaction). */
-  server?: Partial<Omit<ApiServerOptions, "store" | "karmada" | "clock" | "log" | "ready">>;
+  server?: Partial<Omit<ApiServerOptions, "store" | "karmada" | "clock" | "log" | "readyCheck">>;
 }
 
 export interface MemberCluster {
@@ -164,7 +164,10 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
     clock,
     log,
     admission: [defaultTolerationSeconds()],
-    ready: () => !faults.isUnhealthy(),
+    readyCheck: {
+      name: "member-sim",
+      check: () => (faults.isUnhealthy() ? "the unhealthy fault is injected" : undefined),
+    },
   });
   // The kubelets' side of `kubectl logs`: the API server proxies pods/log to them.
   api.context.podLogs = simulatedPodLogs();
@@ -391,6 +394,7 @@ export async function serveMemberCluster(
         clusterId: () => cluster.clusterId,
       },
       ...(serving ? { tls: serving.tls, authenticate: cluster.api.authenticate! } : {}),
+      ...(cluster.api.requestMetrics ? { metrics: cluster.api.requestMetrics } : {}),
     });
     const connection: ClusterConnection = { server: http.url };
     if (pki) {

@@ -234,6 +234,7 @@ export function componentDeployment(
       `/bin/karmada-${which}`,
       `--kubeconfig=/etc/karmada/config/${KUBECONFIG_KEY}`,
       `--health-probe-bind-address=0.0.0.0:${healthPort}`,
+      "--metrics-bind-address=:8080",
       "--leader-elect=true",
       "--leader-elect-resource-namespace=karmada-system",
       ...(karmada.spec?.featureGates && Object.keys(karmada.spec.featureGates).length > 0

@@ -10,6 +10,7 @@ import { crd, s, topLevel } from "../api/schema.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import type { Logger } from "../log.ts";
 import { isAlreadyExists, isForbidden, isNotFound } from "../machinery/errors.ts";
+import type { Registry as MetricsRegistry } from "../metrics/registry.ts";
 import { runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
 import { InformerFactory } from "../runtime/informer.ts";
@@ -89,17 +90,21 @@ export interface OperatorRunOptions extends OperatorOptions {
   /** `--concurrent-karmada-syncs` (5). */
   workers: number;
   onLost?: () => void;
+  /** Where the work queue's, reconcile and leader-election metrics go. */
+  metrics?: MetricsRegistry;
 }
 
 /** The karmada controller while this replica leads the Lease `karmada-operator`. */
-export function startOperator(opts: OperatorRunOptions): Elected {
-  return runElected({
+export function startOperator(opts: OperatorRunOptions): Elected & { cachesSynced(): boolean } {
+  let informers: InformerFactory | undefined;
+  const elected = runElected({
     client: opts.client,
     log: opts.log,
     leaderElection: { ...opts.leaderElection, name: OPERATOR_LEASE },
     ...(opts.onLost ? { onLost: opts.onLost } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
     start: () => {
-      const informers = new InformerFactory(opts.client, { log: opts.log });
+      informers = new InformerFactory(opts.client, { log: opts.log });
       const karmadas = informers.informer(KARMADAS);
       const controller = karmadaController({
         client: opts.client,
@@ -109,13 +114,16 @@ export function startOperator(opts: OperatorRunOptions): Elected {
       });
       const run = runController(
         { ...controller, workers: opts.workers },
-        { log: opts.log, ready: informers.waitForSync() },
+        { log: opts.log, ready: informers.waitForSync(), ...(opts.metrics ? { metrics: opts.metrics } : {}) },
       );
       informers.start();
+      const running = informers;
       return () => {
         run.stop();
-        informers.stop();
+        running.stop();
+        informers = undefined;
       };
     },
   });
+  return { ...elected, cachesSynced: () => informers?.hasSynced() ?? true };
 }

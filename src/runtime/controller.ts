@@ -11,9 +11,12 @@
 import type { StoredObject } from "../api/meta.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isConflict, TerminalError } from "../machinery/errors.ts";
+import type { Registry } from "../metrics/registry.ts";
+import { type ReconcileMetrics, reconcileMetrics } from "./controller-metrics.ts";
 import type { Informer } from "./informer.ts";
-import { objectKey } from "./keys.ts";
+import { objectKey, parseObjectKey } from "./keys.ts";
 import { type RequeueResult, WorkQueue } from "./queue.ts";
+import { queueMetrics } from "./queue-metrics.ts";
 
 export { TerminalError };
 
@@ -60,9 +63,14 @@ export interface Controller {
   reconcile(ctx: ReconcileContext, key: string): Promise<ReconcileResult>;
   /**
    * Called once the queue exists, for controllers whose keys come from sources that appear
-   * while they run (informers started on demand): `enqueue` adds a key.
+   * while they run (informers started on demand): `enqueue` adds a key; `queued` tells how
+   * many keys wait (for a controller's own metrics).
    */
-  start?(enqueue: (key: string) => void, enqueueCoalesced: (key: string, windowMs: number) => void): void;
+  start?(
+    enqueue: (key: string) => void,
+    enqueueCoalesced: (key: string, windowMs: number) => void,
+    queued: () => number,
+  ): void;
   /** Releases what the controller started on its own (timers, loops) when it is stopped. */
   stop?(): void;
 }
@@ -75,16 +83,32 @@ export interface RunningController {
 }
 
 /** Where a failed reconcile is logged, once: whether the key is retried. */
-function retryOrDrop(log: Logger, key: string, err: unknown, attempt: number): boolean {
+function retryOrDrop(log: Logger, err: unknown, attempt: number): boolean {
   if (err instanceof TerminalError) {
-    log.error(err, "reconcile failed; not retrying", { key, attempt });
+    log.error(err, "reconcile failed; not retrying", { attempt });
     return false;
   }
   // A conflict only means our cache was behind another writer: the retry reads the newer object.
-  if (isConflict(err))
-    log.debug("reconcile conflicted; retrying", { key, attempt, err: (err as Error).message });
-  else log.error(err, "reconcile failed; retrying", { key, attempt });
+  if (isConflict(err)) log.debug("reconcile conflicted; retrying", { attempt, err: (err as Error).message });
+  else log.error(err, "reconcile failed; retrying", { attempt });
   return true;
+}
+
+/** Counts and times one reconcile as controller-runtime does. */
+async function timed(
+  metrics: ReconcileMetrics,
+  reconcile: () => Promise<ReconcileResult>,
+): Promise<ReconcileResult> {
+  const start = performance.now();
+  metrics.begin();
+  try {
+    const r = await reconcile();
+    metrics.end(r ? "requeue_after" : "success", (performance.now() - start) / 1000);
+    return r;
+  } catch (err) {
+    metrics.end(err instanceof TerminalError ? "terminal" : "error", (performance.now() - start) / 1000);
+    throw err;
+  }
 }
 
 /** Spec changes only: status and metadata writes leave `metadata.generation` alone. */
@@ -100,18 +124,30 @@ export function generationChanged(old: StoredObject, obj: StoredObject): boolean
  */
 export function runController(
   c: Controller,
-  deps: { log?: Logger; ready?: Promise<void> } = {},
+  deps: { log?: Logger; ready?: Promise<void>; metrics?: Registry } = {},
 ): RunningController {
   const log = (deps.log ?? silentLogger).child({ controller: c.name });
   const abort = new AbortController();
+  const workers = c.workers ?? 1;
+  const registry = deps.metrics;
+  const measured = registry ? reconcileMetrics(registry, c.name, workers) : undefined;
+  // As controller-runtime's reconcile loggers: an object's namespace and name beside its key.
+  const fields = (key: string): Record<string, unknown> => {
+    if (!c.for) return { key };
+    const { namespace, name } = parseObjectKey(key);
+    return { key, ...(namespace ? { namespace } : {}), name };
+  };
+  const reconcile = (key: string, attempt: number) =>
+    c.reconcile({ log: log.child({ ...fields(key), attempt }), signal: abort.signal, attempt }, key);
   const queue = new WorkQueue(
-    (key, attempt) => c.reconcile({ log: log.child({ key, attempt }), signal: abort.signal, attempt }, key),
+    measured ? (key, attempt) => timed(measured, () => reconcile(key, attempt)) : reconcile,
     {
-      workers: c.workers ?? 1,
+      workers,
       paused: deps.ready !== undefined,
       baseDelayMs: c.baseDelayMs ?? 5,
       maxDelayMs: 60_000,
-      onError: (key, err, attempt) => retryOrDrop(log, key, err, attempt),
+      onError: (key, err, attempt) => retryOrDrop(log.child(fields(key)), err, attempt),
+      ...(registry ? { metrics: (state) => queueMetrics(registry, c.name, state) } : {}),
     },
   );
   void deps.ready?.then(() => queue.resume());
@@ -149,6 +185,7 @@ export function runController(
   c.start?.(
     (key) => queue.add(key),
     (key, windowMs) => queue.addCoalesced(key, windowMs),
+    () => queue.length,
   );
   return {
     name: c.name,

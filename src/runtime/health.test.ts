@@ -17,15 +17,27 @@ describe("listen addresses as Go reads them", () => {
 });
 
 describe("the probe server", () => {
-  it("answers ok, and a failing readiness as kube-apiserver words it", async () => {
-    let ready = false;
-    const s = await startHealthServer({ host: "127.0.0.1", port: 0, secure: false, ready: () => ready });
+  it("answers ok, lists its checks with ?verbose, and a failing check as kube-apiserver words it", async () => {
+    let synced = false;
+    const s = await startHealthServer({
+      host: "127.0.0.1",
+      port: 0,
+      secure: false,
+      checks: { readyz: [{ name: "informer-sync", check: () => (synced ? undefined : "not synced") }] },
+    });
     try {
       expect(await (await fetch(`${s.url}/healthz`)).text()).toBe("ok");
+      expect(await (await fetch(`${s.url}/livez?verbose`)).text()).toBe("[+]ping ok\nlivez check passed\n");
       const notReady = await fetch(`${s.url}/readyz`);
       expect(notReady.status).toBe(500);
-      ready = true;
+      expect(await notReady.text()).toBe(
+        "[+]ping ok\n[-]informer-sync failed: reason withheld\nreadyz check failed\n",
+      );
+      const one = await fetch(`${s.url}/readyz/informer-sync`);
+      expect([one.status, await one.text()]).toEqual([500, "internal server error: not synced\n"]);
+      synced = true;
       expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+      expect((await fetch(`${s.url}/readyz/nope`)).status).toBe(404);
       expect((await fetch(`${s.url}/metrics`)).status).toBe(404);
     } finally {
       await s.close();

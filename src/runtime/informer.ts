@@ -288,6 +288,12 @@ export class InformerFactory {
     await Promise.all([...this.#informers.values()].map((i) => i.waitForSync()));
   }
 
+  /** Whether every informer made so far has listed. */
+  hasSynced(): boolean {
+    for (const i of this.#informers.values()) if (!i.hasSynced()) return false;
+    return true;
+  }
+
   stop(): void {
     for (const inf of this.#informers.values()) inf.stop();
   }

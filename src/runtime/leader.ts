@@ -16,6 +16,7 @@ import { rfc3339Micro, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isConflict, isNotFound } from "../machinery/errors.ts";
+import { gauge, type Registry } from "../metrics/registry.ts";
 
 export interface LeaderElectionOptions {
   client: Pick<Client, "get" | "create" | "update">;
@@ -224,6 +225,17 @@ export class LeaderElector {
   }
 
   /** The holder last seen in the Lease ("" when free or not read yet). */
+  /**
+   * kube's leader-election health check (its HealthzAdaptor): a leader whose Lease record has
+   * not been renewed for a lease duration plus `toleranceMs` is unhealthy, so that a probe
+   * restarts a replica stuck holding a Lease it no longer renews. Undefined when healthy.
+   */
+  healthProblem(toleranceMs = 20_000): string | undefined {
+    if (!this.#leading) return undefined;
+    if (this.#clock.now() - this.#observedTime <= this.#leaseDurationMs + toleranceMs) return undefined;
+    return `failed election to renew leadership on lease ${this.#name}`;
+  }
+
   get leader(): string {
     return this.#observedHolder;
   }
@@ -534,6 +546,8 @@ export interface Elected {
   readonly identity: string;
   /** True while this replica runs what it was given. */
   leading(): boolean;
+  /** The `leaderElection` health check: why this replica is unhealthy, or undefined. */
+  healthProblem(): string | undefined;
   /** Stops what runs, then hands the Lease back so a standby takes over at once. */
   stop(): Promise<void>;
 }
@@ -550,23 +564,35 @@ export function runElected(opts: {
   leaderElection: LeaderElectionFlags;
   start: () => () => void;
   onLost?: () => void;
+  /** Where `leader_election_master_status{name}` is recorded (1 leading, 0 standing by). */
+  metrics?: Registry;
 }): Elected {
   const le = opts.leaderElection;
   const identity = le.identity ?? `${hostname()}_${randomBytes(8).toString("hex")}`;
+  const status = opts.metrics
+    ? gauge(opts.metrics, {
+        name: "leader_election_master_status",
+        help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+        labelNames: ["name"],
+      }).labels({ name: le.name })
+    : undefined;
+  status?.set(0);
   let stopRunning: (() => void) | undefined;
   let stopping = false;
   const startRunning = (): void => {
     stopRunning = opts.start();
+    status?.set(1);
   };
   const stopNow = (): void => {
     stopRunning?.();
     stopRunning = undefined;
+    status?.set(0);
   };
   const leading = (): boolean => stopRunning !== undefined;
 
   if (!le.enabled) {
     startRunning();
-    return { identity, leading, stop: async () => stopNow() };
+    return { identity, leading, healthProblem: () => undefined, stop: async () => stopNow() };
   }
 
   const elector = new LeaderElector({
@@ -598,6 +624,7 @@ export function runElected(opts: {
   return {
     identity,
     leading,
+    healthProblem: () => elector.healthProblem(),
     async stop() {
       stopping = true;
       // What runs stops first, so that nothing of ours writes after the Lease is released.

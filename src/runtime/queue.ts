@@ -4,6 +4,8 @@
  * after); failures retry with exponential backoff per key; N workers.
  */
 
+import type { QueueMetrics, QueueState } from "./queue-metrics.ts";
+
 /** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -16,6 +18,8 @@ export interface QueueOptions {
   onError?: (key: string, err: unknown, attempt: number) => boolean | undefined;
   /** Keys are collected but not processed until `resume()` (e.g. until caches have synced). */
   paused?: boolean;
+  /** Reports adds, waits, work and retries (see queue-metrics.ts); closed when the queue stops. */
+  metrics?: (state: QueueState) => QueueMetrics & { close(): void };
 }
 
 export type RequeueResult = undefined | { requeueAfterMs: number };
@@ -44,6 +48,10 @@ export class WorkQueue {
   #max: number;
   #process: Processor;
   #onError: QueueOptions["onError"];
+  #metrics: (QueueMetrics & { close(): void }) | undefined;
+  /** With metrics: when each waiting key was queued, and when each key in hand was taken. */
+  #queuedAt = new Map<string, number>();
+  #startedAt = new Map<string, number>();
 
   constructor(process: Processor, opts: QueueOptions = {}) {
     this.#process = process;
@@ -52,6 +60,10 @@ export class WorkQueue {
     this.#max = opts.maxDelayMs ?? 60_000;
     this.#onError = opts.onError;
     this.#paused = opts.paused === true;
+    this.#metrics = opts.metrics?.({
+      depth: () => this.length,
+      processingSince: () => this.#startedAt.values(),
+    });
   }
 
   /** Starts processing the keys collected while paused. */
@@ -69,6 +81,10 @@ export class WorkQueue {
     if (this.#queued.has(key)) return;
     this.#queued.add(key);
     this.#queue.push(key);
+    if (this.#metrics) {
+      this.#metrics.added();
+      this.#queuedAt.set(key, performance.now());
+    }
     this.#pump();
   }
 
@@ -129,6 +145,8 @@ export class WorkQueue {
     this.#queue = [];
     this.#head = 0;
     this.#queued.clear();
+    this.#queuedAt.clear();
+    this.#metrics?.close();
     this.#notifyIdle();
   }
 
@@ -156,6 +174,12 @@ export class WorkQueue {
       this.#queued.delete(key);
       this.#processing.add(key);
       this.#running++;
+      if (this.#metrics) {
+        const now = performance.now();
+        this.#metrics.started((now - (this.#queuedAt.get(key) ?? now)) / 1000);
+        this.#queuedAt.delete(key);
+        this.#startedAt.set(key, now);
+      }
       void this.#run(key);
     }
   }
@@ -170,10 +194,17 @@ export class WorkQueue {
       const attempt = (this.#failures.get(key) ?? 0) + 1;
       this.#failures.set(key, attempt);
       const retry = this.#onError?.(key, err, attempt) ?? true;
-      if (retry) retryAfter = Math.min(this.#max, this.#base * 2 ** (attempt - 1));
+      if (retry) {
+        retryAfter = Math.min(this.#max, this.#base * 2 ** (attempt - 1));
+        this.#metrics?.retried();
+      }
     } finally {
       this.#processing.delete(key);
       this.#running--;
+      if (this.#metrics) {
+        this.#metrics.finished((performance.now() - this.#startedAt.get(key)!) / 1000);
+        this.#startedAt.delete(key);
+      }
     }
     if (this.#dirty.delete(key)) this.add(key);
     else if (retryAfter !== undefined) this.addAfter(key, retryAfter);

@@ -60,6 +60,8 @@ describe("karmada agent (Pull mode)", () => {
       [
         BIN,
         "agent",
+        "--health-probe-bind-address=0",
+        "--metrics-bind-address=0",
         "--karmada-kubeconfig",
         kubeconfig,
         "--karmada-context",

@@ -2,10 +2,13 @@
  * `karmada controller-manager` replicas against one control plane: exactly one leads through
  * the `karmada-system/karmada-controller-manager` Lease; when the leader is SIGKILLed the
  * standby takes over once the lease expires, and its controllers act (a new Cluster gets its
- * execution namespace); a replica that stops cleanly hands the Lease over at once.
+ * execution namespace); a replica that stops cleanly hands the Lease over at once. Each serves
+ * its probes with their checks, and `/metrics` over HTTPS to a token the control plane
+ * authenticates and allows `get` on `/metrics`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +22,7 @@ import { CONTROLLER_MANAGER_USER } from "../../src/karmada/rbac.ts";
 import { silentLogger } from "../../src/log.ts";
 import { isNotFound } from "../../src/machinery/errors.ts";
 import { issueClientCertificate } from "../../src/pki/cluster-pki.ts";
-import { eventually } from "../support/kubectl.ts";
+import { eventually, KUBECTL } from "../support/kubectl.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 
@@ -28,6 +31,8 @@ interface Replica {
   identity: Promise<string>;
   /** The probe URLs it printed (HTTP, then HTTPS). */
   probes: Promise<string[]>;
+  /** Where it serves /metrics. */
+  metrics: Promise<string>;
   exited: Promise<unknown>;
 }
 
@@ -36,6 +41,7 @@ describe("karmada controller-manager with leader election", () => {
   let cp: RunningControlPlane;
   let client: LocalClient;
   let kubeconfig: string;
+  let adminKubeconfig: string;
   const replicas: Replica[] = [];
 
   const holder = async (): Promise<string | undefined> => {
@@ -68,6 +74,7 @@ describe("karmada controller-manager with leader election", () => {
         "--health-probe-bind-address=127.0.0.1:0",
         "--secure-port=0",
         "--bind-address=127.0.0.1",
+        "--metrics-bind-address=127.0.0.1:0",
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -92,6 +99,12 @@ describe("karmada controller-manager with leader election", () => {
         200,
         50,
       ),
+      metrics: eventually(
+        async () => /metrics at (\S+)/.exec(out)?.[1],
+        "the replica's metrics URL",
+        200,
+        50,
+      ),
       exited: new Promise((resolve) => proc.on("exit", resolve)),
     };
     replicas.push(replica);
@@ -105,6 +118,51 @@ describe("karmada controller-manager with leader election", () => {
       200,
       50,
     );
+
+  /** A token of service account `name` in karmada-system, allowed `get` on /metrics when `monitoring`. */
+  const serviceAccountToken = async (name: string, monitoring: boolean): Promise<string> => {
+    await client.create(RESOURCES.serviceaccounts, {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name, namespace: "karmada-system" },
+    });
+    if (monitoring) {
+      await client.create(RESOURCES.clusterrolebindings, {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: `${name}-monitoring` },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:monitoring" },
+        subjects: [{ kind: "ServiceAccount", name, namespace: "karmada-system" }],
+      });
+    }
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        KUBECTL,
+        [`--kubeconfig=${adminKubeconfig}`, "-n", "karmada-system", "create", "token", name],
+        { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir }, timeout: 30_000 },
+        (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout)),
+      ),
+    );
+    return out.trim();
+  };
+
+  /** GET over HTTPS without checking the (self-signed) certificate, as `curl -k` does. */
+  const httpsGet = (url: string, token?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        { rejectUnauthorized: false, headers: token ? { Authorization: `Bearer ${token}` } : {} },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8").on("data", (d: string) => {
+            body += d;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
 
   const createCluster = (name: string) =>
     client.create(RESOURCES.clusters, {
@@ -121,6 +179,13 @@ describe("karmada controller-manager with leader election", () => {
     cp = local;
     client = new LocalClient(cp.api.context, { fieldManager: "test" });
     kubeconfig = join(dir, "karmada.config");
+    adminKubeconfig = join(dir, "admin.config");
+    await writeKubeconfig(adminKubeconfig, {
+      clusters: [{ name: "karmada-apiserver", server: cp.url, caData: local.pki.ca.certPem }],
+      users: [{ name: "admin", certData: local.pki.admin.certPem, keyData: local.pki.admin.keyPem }],
+      contexts: [{ name: "admin", cluster: "karmada-apiserver", user: "admin" }],
+      currentContext: "admin",
+    });
     // The replicas run as the controller manager's own user, over TLS, with its least privilege.
     const cert = await issueClientCertificate(local.pki, { commonName: CONTROLLER_MANAGER_USER });
     await writeKubeconfig(kubeconfig, {
@@ -154,12 +219,54 @@ describe("karmada controller-manager with leader election", () => {
       expect([res.status, await res.text()]).toEqual([200, "ok"]);
       const ready = await fetch(plain!.replace("/healthz", "/readyz"));
       expect(ready.status).toBe(200);
+      const checks = await (await fetch(plain!.replace("/healthz", "/readyz?verbose"))).text();
+      expect(checks).toBe("[+]ping ok\n[+]leaderElection ok\n[+]informer-sync ok\nreadyz check passed\n");
     }
     const first = await eventually(holder, "a leader", 200, 50);
     expect(ids).toContain(first);
 
     await createCluster("alpha");
     await executionSpace("alpha");
+
+    // Metrics: a token allowed `get` on /metrics (system:monitoring) reads them; no token, or a
+    // token without that right, does not.
+    const leading = first === ids[0] ? a : b;
+    const url = await leading.metrics;
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const scrape = async (token?: string) => {
+      const res = await httpsGet(url, token);
+      return { status: res.status, body: res.body };
+    };
+    expect((await scrape()).status).toBe(401);
+    expect((await scrape("not-a-token")).status).toBe(401);
+    expect((await scrape(await serviceAccountToken("nobody", false))).status).toBe(403);
+    const monitoring = await serviceAccountToken("prometheus", true);
+    const scraped = await eventually(
+      async () => {
+        const r = await scrape(monitoring);
+        return r.status === 200 && /workqueue_adds_total\{controller="cluster-controller"/.test(r.body)
+          ? r.body
+          : undefined;
+      },
+      "the leader's metrics",
+      100,
+      100,
+    );
+    expect(scraped).toMatch(/^leader_election_master_status\{name="karmada-controller-manager"\} 1$/m);
+    expect(scraped).toMatch(
+      /^workqueue_queue_duration_seconds_sum\{controller="cluster-controller",name="cluster-controller"\} /m,
+    );
+    expect(scraped).toMatch(
+      /^controller_runtime_reconcile_total\{controller="cluster-controller",result="success"\} [1-9]/m,
+    );
+    expect(scraped).toMatch(
+      /^rest_client_requests_total\{code="201",host="127\.0\.0\.1:\d+",method="POST"\} [1-9]/m,
+    );
+    expect(scraped).toMatch(/^process_resident_memory_bytes /m);
+    expect(scraped).toMatch(/^karmada_build_info\{/m);
+    const standing = first === ids[0] ? b : a;
+    const standbyMetrics = (await httpsGet(await standing.metrics, monitoring)).body;
+    expect(standbyMetrics).toMatch(/^leader_election_master_status\{name="karmada-controller-manager"\} 0$/m);
 
     // Several looks over a few retry periods: the holder does not change while the leader lives.
     for (let i = 0; i < 5; i++) {
@@ -218,7 +325,7 @@ describe("karmada controller-manager with leader election", () => {
       expect(standby.leading()).toBe(false);
       expect(leader.manager()?.running.map((r) => r.name)).toEqual([
         "resource-detector",
-        "cluster",
+        "cluster-controller",
         "cluster-monitor",
       ]);
       await leader.stop();

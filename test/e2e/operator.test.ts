@@ -75,7 +75,13 @@ describe.skipIf(!existsSync(CRD))("karmada operator (a simulated member as the h
     const crd = await kubectl(["create", "-f", CRD]);
     expect(crd.stderr).toBe("");
     await startKarmada(
-      ["operator", `--kubeconfig=${kubeconfig}`, "--health-probe-bind-address=0", "--log-level=warn"],
+      [
+        "operator",
+        `--kubeconfig=${kubeconfig}`,
+        "--health-probe-bind-address=0",
+        "--metrics-bind-address=0",
+        "--log-level=warn",
+      ],
       /karmada operator (\S+) started/,
       procs,
     );
@@ -332,7 +338,8 @@ describe.skipIf(!existsSync(CRD))("karmada operator (a simulated member as the h
       const cmArgs = (cm.spec.template.spec.containers[0].command as string[])
         .slice(1)
         .map((a) => (a.startsWith("--kubeconfig=") ? `--kubeconfig=${cmConfig}` : a))
-        .map((a) => (a.startsWith("--health-probe-bind-address=") ? "--health-probe-bind-address=0" : a));
+        .map((a) => (a.startsWith("--health-probe-bind-address=") ? "--health-probe-bind-address=0" : a))
+        .map((a) => (a.startsWith("--metrics-bind-address=") ? "--metrics-bind-address=0" : a));
       const identity = await startKarmada(
         ["controller-manager", ...cmArgs, "--log-level=warn"],
         /controller-manager (\S+) started/,

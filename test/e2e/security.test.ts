@@ -370,6 +370,8 @@ describe("secure by default on karmada up", { timeout: 180_000 }, () => {
     const agent = start(
       [
         "agent",
+        "--health-probe-bind-address=0",
+        "--metrics-bind-address=0",
         "--kubeconfig",
         memberConfig,
         "--cluster-name",

@@ -24,6 +24,7 @@ import { executionSpace, LABEL } from "../../src/karmada/names.ts";
 import type { ClusterObject, ClusterSpec, ClusterStatus } from "../../src/karmada/types.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import { isAlreadyExists } from "../../src/machinery/errors.ts";
+import { createMetricsRegistry } from "../../src/metrics/registry.ts";
 import type { Controller, ReconcileContext, ReconcileResult } from "../../src/runtime/controller.ts";
 import { eventRecorder } from "../../src/runtime/events.ts";
 import { DEFAULT_FEATURE_GATES, type Feature } from "../../src/runtime/features.ts";
@@ -284,6 +285,7 @@ export async function startReconcileFixture(
     now: () => now,
     options: controllerOptions({ ...options, features: DEFAULT_FEATURE_GATES.with(features ?? {}) }),
     interpreter: new Interpreter(nativeInterpreter),
+    metrics: createMetricsRegistry({ processMetrics: false }),
   };
   const controller = make(ctx);
   const enqueued: string[] = [];
@@ -291,6 +293,7 @@ export async function startReconcileFixture(
   controller.start?.(
     (key) => enqueued.push(key),
     (key) => enqueued.push(key),
+    () => 0,
   );
   informers.start();
   await informers.waitForSync();

@@ -14,6 +14,7 @@ import {
   findCondition,
   setCondition,
 } from "../../machinery/conditions.ts";
+import { approximateFloat, parseQuantity } from "../../machinery/quantity.ts";
 import { commit, hasFinalizer } from "../../runtime/commit.ts";
 import {
   type Controller,
@@ -28,6 +29,7 @@ import { CLUSTER_FINALIZER } from "../cluster.ts";
 import { type ClusterLease, startClusterLease } from "../cluster-lease.ts";
 import type { ControllerContext } from "../context.ts";
 import { MemberInventories } from "../member-inventory.ts";
+import { type ClusterFigures, karmadaMetrics } from "../metrics.ts";
 import { apiEnablements, type Health, probeHealth, probeVersion } from "./probe.ts";
 import {
   completeAPIEnablements,
@@ -37,6 +39,25 @@ import {
   thresholdAdjusted,
 } from "./readiness.ts";
 import { type ResourceModel, summarize } from "./resources.ts";
+
+/** What cluster_ready_state and the cluster_* resource gauges show of a status. */
+export function clusterFigures(status: Record<string, unknown>, ready: boolean): ClusterFigures {
+  const figures: ClusterFigures = { ready };
+  const nodes = isObject(status.nodeSummary) ? status.nodeSummary : undefined;
+  if (nodes) figures.nodes = { total: Number(nodes.totalNum ?? 0), ready: Number(nodes.readyNum ?? 0) };
+  const summary = isObject(status.resourceSummary) ? status.resourceSummary : undefined;
+  const amounts = (list: unknown) => {
+    const r = isObject(list) ? list : {};
+    const value = (v: unknown) => {
+      const q = parseQuantity(v);
+      return q ? approximateFloat(q) : 0;
+    };
+    return { cpu: value(r.cpu), memory: value(r.memory), pods: value(r.pods) };
+  };
+  if (summary?.allocatable) figures.allocatable = amounts(summary.allocatable);
+  if (summary?.allocated) figures.allocated = amounts(summary.allocated);
+  return figures;
+}
 
 /**
  * In the controller manager (default) it looks after every Push cluster. In an agent
@@ -53,6 +74,7 @@ export function clusterStatusController(
   );
   const observations = new Map<string, Observation>();
   const inventories = new MemberInventories(ctx.log);
+  const metrics = karmadaMetrics(ctx.metrics);
   const opts = ctx.options;
   const timeoutMs = opts.clusterProbeTimeoutMs;
   let lease: ClusterLease | undefined;
@@ -99,6 +121,7 @@ export function clusterStatusController(
       observations.delete(name);
       inventories.stop(name);
       stopLease();
+      metrics.clusterRemoved(name);
       return done;
     }
     const spec = isObject(cluster.spec) ? cluster.spec : {};
@@ -113,6 +136,7 @@ export function clusterStatusController(
     // Status is collected only once the cluster controller has taken the cluster in.
     if (!hasFinalizer(cluster, CLUSTER_FINALIZER)) return done;
 
+    const started = performance.now();
     const now = ctx.now();
     const stamp = rfc3339(now);
     const next = structuredClone(cluster);
@@ -160,11 +184,13 @@ export function clusterStatusController(
     next.status = status;
     // PUT, not patch: upstream's agent RBAC lets an agent update its Cluster's status, not patch it.
     await commit(ctx.client, RESOURCES.clusters, cluster, next, { update: true });
+    metrics.clusterStatus(name, clusterFigures(status, ready.status === "True"));
+    metrics.clusterSynced(name, (performance.now() - started) / 1000);
     return requeueAfter(opts.clusterStatusUpdateFrequencyMs);
   }
 
   return {
-    name: "cluster-status",
+    name: "cluster-status-controller",
     for: clusters,
     stop: () => {
       stopLease();

@@ -23,6 +23,7 @@ import {
   type ReconcileResult,
 } from "../../runtime/controller.ts";
 import type { ControllerContext } from "../context.ts";
+import { karmadaMetrics } from "../metrics.ts";
 import { type BindingDeps, ensureBinding } from "./binding.ts";
 import { CLAIM_INDEX, claimIndexValues, claimOf, claimTemplate, unclaim } from "./claim.ts";
 import { releaseDeletedPolicy } from "./deletion.ts";
@@ -83,8 +84,22 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
     },
   });
 
-  /** Steps 3 and 4 for the policy that won: claim the template, then write its binding. */
+  const metrics = karmadaMetrics(ctx.metrics);
+
+  /** Steps 3 and 4, timed as upstream's ApplyPolicy (resource_apply_policy_duration_seconds). */
   async function apply(k: Kind, template: StoredObject, winner: Candidate, byKarmada: boolean) {
+    const start = performance.now();
+    try {
+      await claimAndBind(k, template, winner, byKarmada);
+    } catch (err) {
+      metrics.appliedPolicy(err, (performance.now() - start) / 1000);
+      throw err;
+    }
+    metrics.appliedPolicy(undefined, (performance.now() - start) / 1000);
+  }
+
+  /** Steps 3 and 4 for the policy that won: claim the template, then write its binding. */
+  async function claimAndBind(k: Kind, template: StoredObject, winner: Candidate, byKarmada: boolean) {
     const missing = missingOverrides(winner, policies);
     // Retried with backoff, and at once when an override policy appears.
     if (missing.length > 0) throw new Error(`waiting for dependent overrides: ${missing.join(", ")}`);
@@ -102,7 +117,13 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
       ? preemptor(template, claimer, policies)
       : undefined;
     if (!winner) return apply(k, template, claimer, byKarmada);
-    return preempt(events, template, claimer, winner, () => apply(k, template, winner, byKarmada));
+    return preempt(events, template, claimer, winner, () => apply(k, template, winner, byKarmada)).then(
+      () => metrics.preempted(undefined),
+      (err: unknown) => {
+        metrics.preempted(err);
+        throw err;
+      },
+    );
   }
 
   async function reconcileTemplate(
@@ -124,7 +145,9 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
     // A stale claim goes first; the template is then matched as that write left it.
     const fresh = held.state === "stale" ? await unclaim(ctx.client, bindings, k, template) : template;
     if (!fresh) return;
+    const matching = performance.now();
     const winner = bestMatch(fresh, policies);
+    metrics.matchedPolicy((performance.now() - matching) / 1000);
     if (winner) return apply(k, fresh, winner, byKarmada);
   }
 

@@ -24,6 +24,7 @@ import {
   type ScheduleInput,
   type ScheduleOptions,
   type ScheduleResult,
+  type ScheduleTrace,
 } from "./types.ts";
 
 /** One run failed: the reason upstream's condition would carry, and its message. */
@@ -72,7 +73,7 @@ export function schedule(input: ScheduleInput): ScheduleResult {
   const options = input.options ?? {};
   const terms = placement.clusterAffinities;
   if (!terms?.length) {
-    const attempt = runAttempt(spec, placement, status, clusters, options);
+    const attempt = runAttempt(spec, placement, status, clusters, options, input.trace);
     const explanation: ScheduleExplanation = { attempts: [attempt.explanation] };
     if (attempt.failure)
       throw new ScheduleError(attempt.failure.reason, attempt.failure.message, explanation);
@@ -91,6 +92,7 @@ export function schedule(input: ScheduleInput): ScheduleResult {
       { ...status, schedulerObservingAffinityName: affinityName },
       clusters,
       options,
+      input.trace,
     );
     attempt.explanation.affinityName = affinityName;
     attempt.explanation.affinityIndex = index;
@@ -132,11 +134,15 @@ function runAttempt(
   status: BindingSchedulingStatus,
   clusters: readonly ClusterObject[],
   options: ScheduleOptions,
+  trace: ScheduleTrace | undefined,
 ): Attempt {
   const verdicts: ClusterExplanation[] = [];
   const explanation: AttemptExplanation = { clusters: verdicts };
   try {
-    return { clusters: scheduleOnce(spec, placement, status, clusters, options, explanation), explanation };
+    return {
+      clusters: scheduleOnce(spec, placement, status, clusters, options, explanation, trace),
+      explanation,
+    };
   } catch (err) {
     const failure =
       err instanceof AttemptFailure ? err : new AttemptFailure("SchedulerError", (err as Error).message);
@@ -153,6 +159,7 @@ function filterClusters(
   ctx: PluginContext,
   clusters: readonly ClusterObject[],
   verdicts: ClusterExplanation[],
+  pluginMs: Map<string, number> | undefined,
 ): ClusterObject[] {
   const feasible: ClusterObject[] = [];
   const reasons: string[] = [];
@@ -165,7 +172,9 @@ function filterClusters(
     }
     const rejectedBy = FILTER_PLUGINS.find((plugin) => {
       if (ctx.disabled?.has(plugin.name)) return false;
+      const start = pluginMs ? performance.now() : 0;
       const reason = plugin.filter(ctx, cluster);
+      if (pluginMs) pluginMs.set(plugin.name, (pluginMs.get(plugin.name) ?? 0) + performance.now() - start);
       if (reason !== undefined) verdict.reason = reason;
       return reason !== undefined;
     });
@@ -186,6 +195,7 @@ function rankClusters(
   ctx: PluginContext,
   feasible: readonly ClusterObject[],
   byName: ReadonlyMap<string, ClusterExplanation>,
+  pluginMs: Map<string, number> | undefined,
 ): ClusterDetail[] {
   const { spec, placement, status } = ctx;
   const replicas = spec.replicas ?? 0;
@@ -195,8 +205,12 @@ function rankClusters(
   const details = feasible.map((cluster, i): ClusterDetail => {
     const name = cluster.metadata.name;
     let score = 0;
-    for (const plugin of SCORE_PLUGINS)
-      if (!ctx.disabled?.has(plugin.name)) score += plugin.score(ctx, cluster);
+    for (const plugin of SCORE_PLUGINS) {
+      if (ctx.disabled?.has(plugin.name)) continue;
+      const start = pluginMs ? performance.now() : 0;
+      score += plugin.score(ctx, cluster);
+      if (pluginMs) pluginMs.set(plugin.name, (pluginMs.get(plugin.name) ?? 0) + performance.now() - start);
+    }
     const allocatable = estimates[i]!;
     const assigned = previous.get(name) ?? 0;
     const order = overflowOrder(cluster, placement, status);
@@ -219,20 +233,46 @@ function scheduleOnce(
   clusters: readonly ClusterObject[],
   options: ScheduleOptions,
   explanation: AttemptExplanation,
+  trace: ScheduleTrace | undefined,
 ): TargetCluster[] {
   const ctx = pluginContext(spec, placement, status, options.disabledPlugins);
-  const feasible = filterClusters(ctx, clusters, explanation.clusters);
+  // Each step is timed as upstream's (deferred: a step that fails counts too).
+  const timed = <T>(step: Parameters<ScheduleTrace["step"]>[0], run: () => T): T => {
+    if (!trace) return run();
+    const start = performance.now();
+    let failed = true;
+    try {
+      const result = run();
+      failed = false;
+      return result;
+    } finally {
+      trace.step(step, performance.now() - start, failed);
+    }
+  };
+  const pluginMs = trace ? new Map<string, number>() : undefined;
+  const reportPlugins = (point: "Filter" | "Score"): void => {
+    if (!trace || !pluginMs) return;
+    for (const [name, ms] of pluginMs) trace.plugin(name, point, ms);
+    pluginMs.clear();
+  };
+  let feasible: ClusterObject[];
+  try {
+    feasible = timed("Filter", () => filterClusters(ctx, clusters, explanation.clusters, pluginMs));
+  } finally {
+    reportPlugins("Filter");
+  }
   const byName = new Map(explanation.clusters.map((v) => [v.name, v]));
   const replicas = spec.replicas ?? 0;
   if (isWorkload(spec)) {
     const request = spec.replicaRequirements?.resourceRequest;
     explanation.needs = request && Object.keys(request).length > 0 ? { replicas, request } : { replicas };
   }
-  const details = rankClusters(ctx, feasible, byName);
+  const details = timed("Score", () => rankClusters(ctx, feasible, byName, pluginMs));
+  reportPlugins("Score");
 
   let selected: ClusterDetail[];
   try {
-    const selection = selectClusters(placement, details, replicas);
+    const selection = timed("Select", () => selectClusters(placement, details, replicas));
     selected = selection.clusters;
     explanation.spread = selection.spread;
   } catch (err) {
@@ -244,7 +284,7 @@ function scheduleOnce(
 
   let result: TargetCluster[];
   try {
-    const assignment = assignReplicas(selected, spec, placement, status);
+    const assignment = timed("AssignReplicas", () => assignReplicas(selected, spec, placement, status));
     result = assignment.clusters;
     explanation.replicas = assignment.explanation;
   } catch (err) {

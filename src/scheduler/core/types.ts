@@ -32,6 +32,18 @@ export interface ScheduleInput {
   /** Every Cluster the scheduler knows, deleting ones included (they count in "0/N"). */
   clusters: ClusterObject[];
   options?: ScheduleOptions;
+  /** Told how long each step and plugin took (the scheduler's metrics); never changes a decision. */
+  trace?: ScheduleTrace;
+}
+
+/** Upstream's schedule steps (`scheduling_algorithm_duration_seconds{schedule_step}`). */
+export type ScheduleStep = "Filter" | "Score" | "Select" | "AssignReplicas";
+
+export interface ScheduleTrace {
+  /** One step of an attempt took `ms`; `failed` when it ended the attempt (no cluster fit, say). */
+  step(step: ScheduleStep, ms: number, failed: boolean): void;
+  /** A plugin ran at an extension point over all of an attempt's clusters, `ms` in total. */
+  plugin(name: string, extensionPoint: "Filter" | "Score", ms: number): void;
 }
 
 export interface ScheduleResult {
