@@ -4,6 +4,7 @@
  * `--metrics-bind-address`, authenticated and authorized by the API server the component
  * talks to. A port in use is one line naming the flag.
  */
+import { readFileSync } from "node:fs";
 import type { Client } from "../client/client.ts";
 import type { Logger } from "../log.ts";
 import type { Registry } from "../metrics/registry.ts";
@@ -43,6 +44,32 @@ async function listening(flag: string, host: string, port: number, start: () => 
   }
 }
 
+/** `--tls-cert-file`/`--tls-private-key-file` and `--client-ca-file`, read; a problem names the flag. */
+function servingFiles(
+  flags: Partial<MetricsOptions>,
+): Pick<Parameters<typeof startMetricsServer>[0], "tls" | "clientCaPem"> {
+  const read = (flag: string, file: string): string => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (err) {
+      throw new StartupError(`${flag} ${file}: ${(err as Error).message}`);
+    }
+  };
+  if (!flags.tlsCertFile !== !flags.tlsPrivateKeyFile)
+    throw new StartupError("--tls-cert-file and --tls-private-key-file go together");
+  return {
+    ...(flags.tlsCertFile && flags.tlsPrivateKeyFile
+      ? {
+          tls: {
+            certPem: read("--tls-cert-file", flags.tlsCertFile),
+            keyPem: read("--tls-private-key-file", flags.tlsPrivateKeyFile),
+          },
+        }
+      : {}),
+    ...(flags.clientCaFile ? { clientCaPem: read("--client-ca-file", flags.clientCaFile) } : {}),
+  };
+}
+
 /** Starts the endpoints the flags ask for; returns their stops. Prints where each is served. */
 export async function startComponentEndpoints(
   component: string,
@@ -77,8 +104,16 @@ export async function startComponentEndpoints(
     if (opts.metrics && address && address !== "0") {
       const { host, port } = parseListenAddress(address);
       const { registry, delegate } = opts.metrics;
+      const serving = servingFiles(flags);
       const s = await listening("--metrics-bind-address", host, port, () =>
-        startMetricsServer({ host, port, registry, auth: delegatedAuth(delegate), log: opts.log }),
+        startMetricsServer({
+          host,
+          port,
+          registry,
+          auth: delegatedAuth(delegate),
+          log: opts.log,
+          ...serving,
+        }),
       );
       stops.push(s.close);
       opts.write(`karmada ${component}: metrics at ${s.url}/metrics\n`);
