@@ -24,6 +24,7 @@ import { KARMADA } from "../karmada/resources.ts";
 import type { BindingSpec, ClusterObject, OverrideSpec } from "../karmada/types.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isNotFound } from "../machinery/errors.ts";
+import { measured } from "../metrics/registry.ts";
 import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.ts";
 import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
 import { type Controller, done, type ReconcileResult, requeueAfter } from "../runtime/controller.ts";
@@ -243,15 +244,7 @@ export function bindingController(
       return done;
     }
 
-    const start = performance.now();
-    try {
-      const result = await syncWorks(key, binding, own);
-      metrics.syncedWorks(undefined, (performance.now() - start) / 1000);
-      return result;
-    } catch (err) {
-      metrics.syncedWorks(err, (performance.now() - start) / 1000);
-      throw err;
-    }
+    return measured(() => syncWorks(key, binding, own), metrics.syncedWorks);
   }
 
   /** Upstream's syncBinding: the Works of the clusters the binding names, and no others. */

@@ -25,6 +25,7 @@ import {
 } from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
+import { measured } from "../metrics/registry.ts";
 import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
 import {
   type Controller,
@@ -157,14 +158,7 @@ export function executionController(
     detail?: { recreate?: boolean; operationResult?: string },
   ): Promise<T> {
     const target = { ...manifestType(manifest), cluster: cluster.metadata.name };
-    try {
-      const result = await write();
-      metrics.memberWrite(op, undefined, target, detail);
-      return result;
-    } catch (err) {
-      metrics.memberWrite(op, err, target, detail);
-      throw err;
-    }
+    return measured(write, (err) => metrics.memberWrite(op, err, target, detail));
   }
 
   async function memberRef(conn: MemberConnection, obj: KubeObject) {
@@ -390,16 +384,8 @@ export function executionController(
     cluster: ClusterObject,
     dispatching: ConditionUpdate,
   ): Promise<ReconcileResult> {
-    const start = performance.now();
-    try {
-      const result = await applyManifests(work, cluster, dispatching);
-      metrics.syncedWorkload(undefined, (performance.now() - start) / 1000);
-      return result;
-    } catch (err) {
-      // As upstream's, a sync that could not reach the member counts too.
-      metrics.syncedWorkload(err, (performance.now() - start) / 1000);
-      throw err;
-    }
+    // As upstream's, a sync that could not reach the member counts too.
+    return measured(() => applyManifests(work, cluster, dispatching), metrics.syncedWorkload);
   }
 
   async function applyManifests(

@@ -46,6 +46,7 @@ import { KARMADA } from "../karmada/resources.ts";
 import type { AggregatedStatusItem, BindingSpec, Placement, Taint, Toleration } from "../karmada/types.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { taintToString, tolerates } from "../machinery/tolerations.ts";
+import { measured } from "../metrics/registry.ts";
 import {
   type Controller,
   done,
@@ -301,14 +302,10 @@ export function taintManagerController(ctx: ControllerContext): Controller {
     wait(key, kind, cluster, target);
     const turn = pacer.take(ctx.now());
     if (turn > 0) return requeueAfter(turn);
-    const start = performance.now();
-    try {
-      await evict(rc, kind, target, cluster);
-    } catch (err) {
-      metrics.evictionProcessed(queueName(kind), err, (performance.now() - start) / 1000);
-      throw err;
-    }
-    metrics.evictionProcessed(queueName(kind), undefined, (performance.now() - start) / 1000);
+    await measured(
+      () => evict(rc, kind, target, cluster),
+      (err, seconds) => metrics.evictionProcessed(queueName(kind), err, seconds),
+    );
     leave(key);
     return done;
   }

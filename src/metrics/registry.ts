@@ -109,9 +109,24 @@ export function exponentialBuckets(start: number, factor: number, count: number)
   return buckets;
 }
 
-/** Seconds since `startMs` (a `performance.now()` reading). */
-export function secondsSince(startMs: number): number {
-  return (performance.now() - startMs) / 1000;
+/**
+ * Runs `work`, then tells `record` how it ended (its error, or undefined) and how long it took
+ * in seconds, as upstream's result-and-latency histograms observe; the result or the error
+ * passes through.
+ */
+export async function measured<T>(
+  work: () => Promise<T>,
+  record: (err: unknown, seconds: number) => void,
+): Promise<T> {
+  const start = performance.now();
+  try {
+    const result = await work();
+    record(undefined, (performance.now() - start) / 1000);
+    return result;
+  } catch (err) {
+    record(err, (performance.now() - start) / 1000);
+    throw err;
+  }
 }
 
 /** Upstream's result label: "error" when there was an error, else "success". */

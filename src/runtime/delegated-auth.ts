@@ -19,7 +19,8 @@ export interface DelegatedUser {
   extra?: Record<string, string[]>;
 }
 
-export type Verdict = { user: DelegatedUser; allowed: true } | { status: 401 | 403; message: string };
+/** Allowed; refused as unauthenticated (401); or refused to this user (403). */
+export type Verdict = { user: DelegatedUser; allowed: boolean } | { user: undefined };
 
 const CACHE_TTL_MS = 10_000;
 const MAX_CACHED = 1024;
@@ -107,13 +108,8 @@ export function delegatedAuth(client: Pick<Client, "create">, now: () => number 
       if (credentials.token) user = await reviewToken(credentials.token);
       else if (credentials.certificate)
         user = { name: credentials.certificate.commonName, groups: credentials.certificate.organizations };
-      if (!user) return { status: 401, message: "Unauthorized" };
-      if (!(await allowed(user, path)))
-        return {
-          status: 403,
-          message: `Forbidden (user=${user.name}, verb=get, resource=, subresource=)`,
-        };
-      return { user, allowed: true };
+      if (!user) return { user: undefined };
+      return { user, allowed: await allowed(user, path) };
     },
   };
 }

@@ -3,8 +3,8 @@
  * TokenReview (bearer tokens) or the client CA (certificates), and authorized by
  * SubjectAccessReview for `get` on /metrics; the serving certificate is the one given.
  */
-import { request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpsGet } from "../../test/support/https.ts";
 import { type RunningControlPlane, startLocalControlPlane } from "../bin/control-plane.ts";
 import { RESOURCES } from "../client/client.ts";
 import { HttpClient } from "../client/http.ts";
@@ -25,25 +25,7 @@ describe("a component's /metrics, authenticated and authorized by the API server
   let servingCa: string;
 
   const get = (opts: { token?: string; cert?: { certPem: string; keyPem: string } }) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(
-        `${server.url}/metrics`,
-        {
-          ca: servingCa,
-          ...(opts.token ? { headers: { Authorization: `Bearer ${opts.token}` } } : {}),
-          ...(opts.cert ? { cert: opts.cert.certPem, key: opts.cert.keyPem } : {}),
-        },
-        (res) => {
-          let body = "";
-          res.setEncoding("utf8").on("data", (d: string) => {
-            body += d;
-          });
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
+    httpsGet(`${server.url}/metrics`, { ...opts, ca: servingCa });
 
   beforeAll(async () => {
     cp = await startLocalControlPlane();
@@ -113,7 +95,10 @@ describe("a component's /metrics, authenticated and authorized by the API server
     expect((await get({ token: "forged" })).status).toBe(401);
     const forbidden = await get({ token: await serviceAccountToken("nosy", false) });
     expect(forbidden.status).toBe(403);
-    expect(JSON.parse(forbidden.body).message).toContain("system:serviceaccount:default:nosy");
+    expect(JSON.parse(forbidden.body)).toMatchObject({
+      reason: "Forbidden",
+      message: 'forbidden: User "system:serviceaccount:default:nosy" cannot get path "/metrics"',
+    });
   });
 
   it("takes client certificates of --client-ca-file, authorized the same way", async () => {

@@ -9,7 +9,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { TLSSocket } from "node:tls";
+import { forbiddenError } from "../apiserver/authz/authorizer.ts";
 import type { Logger } from "../log.ts";
+import { type ApiError, internalError, pathNotFound, unauthorized } from "../machinery/errors.ts";
 import { exposition, type Registry } from "../metrics/registry.ts";
 import type { DelegatedAuth } from "./delegated-auth.ts";
 import { type HealthServer, listen, selfSignedServing } from "./health.ts";
@@ -26,18 +28,9 @@ export interface MetricsServerOptions {
   log: Logger;
 }
 
-function status(res: ServerResponse, code: number, reason: string, message: string): void {
-  res.writeHead(code, { "Content-Type": "application/json" }).end(
-    JSON.stringify({
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message,
-      reason,
-      code,
-    }),
-  );
+/** A Status, worded as kube-apiserver words it. */
+function reply(res: ServerResponse, err: ApiError): void {
+  res.writeHead(err.code, { "Content-Type": "application/json" }).end(JSON.stringify(err.status));
 }
 
 function credentialsOf(req: IncomingMessage): Parameters<DelegatedAuth["check"]>[0] {
@@ -67,25 +60,20 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<He
     (req, res) => {
       void (async () => {
         const path = new URL(req.url ?? "/", "https://x").pathname;
-        if (path !== "/metrics")
-          return status(res, 404, "NotFound", "the server could not find the requested resource");
-        if (req.method !== "GET" && req.method !== "HEAD")
-          return status(res, 405, "MethodNotAllowed", `${req.method} is not supported on /metrics`);
+        if (path !== "/metrics" || (req.method !== "GET" && req.method !== "HEAD"))
+          return reply(res, pathNotFound());
         const verdict = await opts.auth.check(credentialsOf(req), path);
-        if (!("allowed" in verdict)) {
-          opts.log.debug("metrics scrape refused", { status: verdict.status });
-          return status(
-            res,
-            verdict.status,
-            verdict.status === 401 ? "Unauthorized" : "Forbidden",
-            verdict.message,
-          );
+        if (!verdict.user) return reply(res, unauthorized());
+        if (!verdict.allowed) {
+          opts.log.debug("metrics scrape refused", { user: verdict.user.name });
+          const user = { name: verdict.user.name, groups: verdict.user.groups };
+          return reply(res, forbiddenError({ kind: "nonresource", verb: "get", path, user }, ""));
         }
         const { contentType, text } = await exposition(opts.registry);
         res.writeHead(200, { "Content-Type": contentType }).end(req.method === "HEAD" ? undefined : text);
       })().catch((err: unknown) => {
         opts.log.error(err, "metrics request failed");
-        if (!res.headersSent) status(res, 500, "InternalError", "the metrics could not be served");
+        if (!res.headersSent) reply(res, internalError(err));
         else res.end();
       });
     },

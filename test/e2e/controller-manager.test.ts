@@ -8,7 +8,6 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +21,7 @@ import { CONTROLLER_MANAGER_USER } from "../../src/karmada/rbac.ts";
 import { silentLogger } from "../../src/log.ts";
 import { isNotFound } from "../../src/machinery/errors.ts";
 import { issueClientCertificate } from "../../src/pki/cluster-pki.ts";
+import { httpsGet } from "../support/https.ts";
 import { eventually, KUBECTL } from "../support/kubectl.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
@@ -146,24 +146,6 @@ describe("karmada controller-manager with leader election", () => {
     return out.trim();
   };
 
-  /** GET over HTTPS without checking the (self-signed) certificate, as `curl -k` does. */
-  const httpsGet = (url: string, token?: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpsRequest(
-        url,
-        { rejectUnauthorized: false, headers: token ? { Authorization: `Bearer ${token}` } : {} },
-        (res) => {
-          let body = "";
-          res.setEncoding("utf8").on("data", (d: string) => {
-            body += d;
-          });
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
-
   const createCluster = (name: string) =>
     client.create(RESOURCES.clusters, {
       apiVersion: "cluster.karmada.io/v1alpha1",
@@ -234,7 +216,7 @@ describe("karmada controller-manager with leader election", () => {
     const url = await leading.metrics;
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const scrape = async (token?: string) => {
-      const res = await httpsGet(url, token);
+      const res = await httpsGet(url, token ? { token } : {});
       return { status: res.status, body: res.body };
     };
     expect((await scrape()).status).toBe(401);
@@ -265,7 +247,7 @@ describe("karmada controller-manager with leader election", () => {
     expect(scraped).toMatch(/^process_resident_memory_bytes /m);
     expect(scraped).toMatch(/^karmada_build_info\{/m);
     const standing = first === ids[0] ? b : a;
-    const standbyMetrics = (await httpsGet(await standing.metrics, monitoring)).body;
+    const standbyMetrics = (await httpsGet(await standing.metrics, { token: monitoring })).body;
     expect(standbyMetrics).toMatch(/^leader_election_master_status\{name="karmada-controller-manager"\} 0$/m);
 
     // Several looks over a few retry periods: the holder does not change while the leader lives.

@@ -16,6 +16,7 @@ import type { Interpreter } from "../../interpreter/index.ts";
 import { LABEL } from "../../karmada/names.ts";
 import { KARMADA } from "../../karmada/resources.ts";
 import type { Logger } from "../../log.ts";
+import { measured } from "../../metrics/registry.ts";
 import {
   type Controller,
   done,
@@ -87,15 +88,8 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
   const metrics = karmadaMetrics(ctx.metrics);
 
   /** Steps 3 and 4, timed as upstream's ApplyPolicy (resource_apply_policy_duration_seconds). */
-  async function apply(k: Kind, template: StoredObject, winner: Candidate, byKarmada: boolean) {
-    const start = performance.now();
-    try {
-      await claimAndBind(k, template, winner, byKarmada);
-    } catch (err) {
-      metrics.appliedPolicy(err, (performance.now() - start) / 1000);
-      throw err;
-    }
-    metrics.appliedPolicy(undefined, (performance.now() - start) / 1000);
+  function apply(k: Kind, template: StoredObject, winner: Candidate, byKarmada: boolean): Promise<void> {
+    return measured(() => claimAndBind(k, template, winner, byKarmada), metrics.appliedPolicy);
   }
 
   /** Steps 3 and 4 for the policy that won: claim the template, then write its binding. */
@@ -117,12 +111,9 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
       ? preemptor(template, claimer, policies)
       : undefined;
     if (!winner) return apply(k, template, claimer, byKarmada);
-    return preempt(events, template, claimer, winner, () => apply(k, template, winner, byKarmada)).then(
-      () => metrics.preempted(undefined),
-      (err: unknown) => {
-        metrics.preempted(err);
-        throw err;
-      },
+    return measured(
+      () => preempt(events, template, claimer, winner, () => apply(k, template, winner, byKarmada)),
+      metrics.preempted,
     );
   }
 
