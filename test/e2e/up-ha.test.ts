@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ETCD_BINARY } from "../../src/storage/etcd/local-etcd.ts";
+import { httpsGet } from "../support/https.ts";
 import { contextKubectl, eventually, type KubectlResult } from "../support/kubectl.ts";
 import { table } from "../support/kubectl-output.ts";
 import { alive, kubectlOn, startUp, type Up, untilRunning } from "../support/up-process.ts";
@@ -102,6 +103,15 @@ describe.skipIf(!existsSync(ETCD_BINARY))("karmada up --ha", { timeout: 300_000 
     expect(out).not.toMatch(/"level"|at .*\.ts:\d+/);
     pids = nodePids(out);
     expect([...pids.keys()]).toEqual(["node-1", "node-2", "node-3"]);
+    // Where each node's controller manager and scheduler serve /metrics (HTTPS, a token's).
+    const metricsUrls = [
+      ...out.matchAll(/metrics: its API server's \/metrics, controller-manager (\S+), scheduler (\S+)/g),
+    ];
+    expect(metricsUrls).toHaveLength(3);
+    for (const m of metricsUrls) {
+      expect(m[1]).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      expect((await httpsGet(m[2]!)).status).toBe(401);
+    }
 
     const contexts = await kubectl(["config", "get-contexts", "-o", "name"]);
     expect(contexts.stdout.split("\n").filter(Boolean).sort()).toEqual([
