@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { type RunningHttpServer, startHttpServer } from "../src/apiserver/http.ts";
 import { ApiServer } from "../src/apiserver/server.ts";
 import { silentLogger } from "../src/log.ts";
+import { createMetricsRegistry } from "../src/metrics/registry.ts";
 import { ETCD_BINARY, type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
 import { openStore } from "../src/storage/open.ts";
 import type { Store } from "../src/storage/store.ts";
@@ -160,8 +161,15 @@ interface Server {
 }
 
 async function startServer(store: Store, cfg: BenchConfig): Promise<Server> {
-  const api = await ApiServer.start({ store, log: silentLogger, compactionIntervalMs: 0 });
-  const http = await startHttpServer(api.handler, { host: "127.0.0.1", port: 0, log: silentLogger });
+  // As `karmada apiserver` runs: every request counted and timed for /metrics.
+  const metrics = createMetricsRegistry();
+  const api = await ApiServer.start({ store, log: silentLogger, compactionIntervalMs: 0, metrics });
+  const http = await startHttpServer(api.handler, {
+    host: "127.0.0.1",
+    port: 0,
+    log: silentLogger,
+    ...(api.requestMetrics ? { metrics: api.requestMetrics } : {}),
+  });
   const target = { host: "127.0.0.1", port: http.port };
   const client = new LoadClient(target, cfg.concurrency);
   return {
