@@ -18,6 +18,13 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import { createGzip } from "node:zlib";
+import {
+  type HealthCheck,
+  type HealthEndpoint,
+  healthAnswer,
+  healthPath,
+  PING,
+} from "../apiserver/healthz.ts";
 import { RESOURCES } from "../client/client.ts";
 import type { ClusterConnection } from "../client/http.ts";
 import type { Logger } from "../log.ts";
@@ -307,6 +314,21 @@ export async function startDashboard(opts: DashboardOptions): Promise<RunningDas
     return sendStatus(res, statusOf(404, "NotFound", `${path} is not part of the dashboard's API`));
   }
 
+  // Ready once the page is bundled (at start; a failed bundle says why on /readyz/web-bundle).
+  const bundle: HealthCheck = {
+    name: "web-bundle",
+    check: () =>
+      webAssets().then(
+        () => undefined,
+        (err: unknown) => (err as Error).message,
+      ),
+  };
+  const HEALTH_CHECKS: Record<HealthEndpoint, HealthCheck[]> = {
+    healthz: [PING],
+    livez: [PING],
+    readyz: [PING, bundle],
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse, scheme: string): Promise<void> {
     if (opts.mode === "local" && !hostAllowed(req.headers.host)) {
       // kubectl proxy's answer to a host it does not accept; a DNS-rebinding page gets nothing.
@@ -316,6 +338,19 @@ export async function startDashboard(opts: DashboardOptions): Promise<RunningDas
     }
     const url = new URL(req.url ?? "/", `${scheme}://${req.headers.host ?? "localhost"}`);
     const origin = `${scheme}://${req.headers.host ?? ""}`;
+    const probe = healthPath(url.pathname);
+    if (probe && (req.method === "GET" || req.method === "HEAD")) {
+      // Probes carry no credentials and learn only which checks pass, as every component's.
+      const answer = await healthAnswer(
+        probe.endpoint,
+        probe.check,
+        url.searchParams,
+        HEALTH_CHECKS[probe.endpoint],
+      );
+      res.writeHead(answer.status, { ...SECURITY_HEADERS, "Content-Type": "text/plain; charset=utf-8" });
+      res.end(req.method === "HEAD" ? undefined : answer.text);
+      return;
+    }
     if (url.pathname.startsWith("/api/") || url.pathname === "/api") {
       try {
         await api(req, res, url, origin);

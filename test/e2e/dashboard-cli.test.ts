@@ -67,6 +67,10 @@ describe("karmada dashboard", () => {
     const who = await rawRequest(`${url}api/whoami`, { headers: { [CSRF_HEADER]: "1" } });
     expect(JSON.parse(who.body)).toMatchObject({ mode: "local", username: "system:admin" });
     await eventually(async () => out.includes("acting as system:admin"), "the identity line", 100, 100);
+    // Probes, as every component answers them.
+    const ready = await rawRequest(`${url}readyz?verbose`);
+    expect([ready.status, ready.body]).toEqual([200, "[+]ping ok\n[+]web-bundle ok\nreadyz check passed\n"]);
+    expect((await rawRequest(`${url}livez`)).body).toBe("ok");
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
