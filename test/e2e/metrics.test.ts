@@ -31,12 +31,18 @@ describe("metrics after a propagation", () => {
         300,
         100,
       );
-    // The member3 agent's and the binding-status controller's work comes a little after.
+    // The member3 agent's and the binding-status controller's work comes a little after, and
+    // nginx's pods count in member1's and member2's figures from their next status sync on.
     scrape = await eventually(
       async () => {
         const s = await metricsOf("karmada-apiserver");
         const synced = s.find("cluster_ready_state", { member_cluster: "member3" }).length > 0;
-        return synced && s.find("binding_sync_work_duration_seconds_count").length > 0 ? s : undefined;
+        const counted = ["member1", "member2"].every(
+          (member) => (s.find("cluster_pod_allocated_number", { member_cluster: member })[0]?.value ?? 0) > 0,
+        );
+        return synced && counted && s.find("binding_sync_work_duration_seconds_count").length > 0
+          ? s
+          : undefined;
       },
       "the control plane's metrics",
       100,
