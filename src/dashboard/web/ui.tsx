@@ -64,7 +64,13 @@ export function Card({
   );
 }
 
-/** A bar filled to `used / total`, green up to 70 %, amber to 90 %, red beyond. */
+/** How full a bar is (0-100) and its tone: green up to 70 %, amber to 90 %, red beyond. */
+function fill(used: number, total: number): { pct: number; tone: Tone } {
+  const pct = total > 0 ? Math.min(100, (used / total) * 100) : 0;
+  return { pct, tone: pct >= 90 ? "bad" : pct >= 70 ? "warn" : "good" };
+}
+
+/** A bar filled to `used / total` (see `fill`). */
 export function Bar({
   label,
   used,
@@ -76,8 +82,7 @@ export function Bar({
   total: number;
   text: string;
 }) {
-  const pct = total > 0 ? Math.min(100, (used / total) * 100) : 0;
-  const tone: Tone = pct >= 90 ? "bad" : pct >= 70 ? "warn" : "good";
+  const { pct, tone } = fill(used, total);
   return (
     <div class="bar-row" title={`${label}: ${text} (${Math.round(pct)}%)`}>
       <span class="bar-label">{label}</span>
@@ -101,8 +106,7 @@ export function MiniBar({
   total: number;
   text: string;
 }) {
-  const pct = total > 0 ? Math.min(100, (used / total) * 100) : 0;
-  const tone: Tone = pct >= 90 ? "bad" : pct >= 70 ? "warn" : "good";
+  const { pct, tone } = fill(used, total);
   return (
     <div class="mini-bar" title={`${label}: ${text} (${Math.round(pct)}%)`}>
       <span class="mini-label">{label === "Memory" ? "Mem" : label}</span>
