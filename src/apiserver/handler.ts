@@ -21,7 +21,7 @@ import {
 } from "./negotiation.ts";
 import { type OpenApi, openApiV2 } from "./openapi.ts";
 import { checkTypeMeta, parseFieldValidation } from "./prepare.ts";
-import { parseQueryBool, type ResourceRequest, requestInfo } from "./request-info.ts";
+import { parseQueryBool, type RequestInfo, type ResourceRequest, requestInfo } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
 import { evaluateReview } from "./reviews.ts";
 import { subresourceHandlers } from "./subresources.ts";
@@ -52,6 +52,8 @@ export interface ApiRequest {
   user: UserInfo;
   /** `host:port` the client reached, for legacy `/api` discovery. */
   host?: string;
+  /** What `requestInfo` makes of method, path and query, when the caller has it already. */
+  info?: RequestInfo;
 }
 
 export interface WatchStream {
@@ -192,7 +194,7 @@ export class ApiHandler {
     if (wantsImpersonation(req.headers)) {
       ctx.user = impersonatedUser(req.headers, ctx.user, this.server.authorizer);
     }
-    const info = requestInfo(req.method, req.path, req.query);
+    const info = req.info ?? requestInfo(req.method, req.path, req.query);
     authorizeOrThrow(this.server.authorizer, requestAttributes(req.method, info, ctx.user));
     if (info.kind === "resource") return this.#resource(req, ctx, info);
     return this.#nonResource(req);

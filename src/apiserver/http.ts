@@ -17,6 +17,7 @@ import type { ExtensionRequest, HttpExtension } from "./extensions.ts";
 import type { ApiHandler, ApiResponse } from "./handler.ts";
 import { InflightLimiter, type InflightLimits } from "./max-inflight.ts";
 import type { RequestMetrics } from "./metrics.ts";
+import { requestInfo } from "./request-info.ts";
 import type { ApiWatchEvent } from "./verbs/watch.ts";
 
 /** Kubernetes' limit for request bodies. */
@@ -327,8 +328,12 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
       const head = req.method === "HEAD";
+      const method = head ? "GET" : (req.method ?? "GET");
+      const path = decodePath(url.pathname);
+      // Parsed once: for the metrics' labels here, and for the handler's authorization and routing.
+      const info = requestInfo(method, path, url.searchParams);
       if (opts.metrics) {
-        const end = opts.metrics.begin(req.method ?? "GET", url, req.headers["content-type"]);
+        const end = opts.metrics.begin(req.method ?? "GET", url, info, req.headers["content-type"]);
         res.once("close", () => end(res.statusCode));
       }
       // Who is asking comes first: an unauthenticated client costs no body read.
@@ -346,7 +351,6 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         return;
       }
       res.once("close", release);
-      const path = decodePath(url.pathname);
       const request = { path, url, headers, user };
       if (
         await servedByExtension(opts.extensions ?? [], req, res, request, (r) =>
@@ -363,8 +367,9 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         return;
       }
       const response = await handler.handle({
-        method: head ? "GET" : (req.method ?? "GET"),
+        method,
         path,
+        info,
         query: url.searchParams,
         headers,
         body,

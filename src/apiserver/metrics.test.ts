@@ -5,10 +5,13 @@ import { HttpClient } from "../client/http.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { issueClientCertificate } from "../pki/cluster-pki.ts";
 import { requestLabels } from "./metrics.ts";
+import { requestInfo } from "./request-info.ts";
 
 describe("request labels as kube-apiserver gives them", () => {
-  const labels = (method: string, path: string, contentType?: string) =>
-    requestLabels(method, new URL(path, "https://x"), contentType);
+  const labels = (method: string, path: string, contentType?: string) => {
+    const url = new URL(path, "https://x");
+    return requestLabels(method, url, requestInfo(method, url.pathname, url.searchParams), contentType);
+  };
 
   it.each([
     [

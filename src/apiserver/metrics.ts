@@ -12,9 +12,8 @@
  */
 import { counter, gauge, histogram, type Registry as MetricsRegistry } from "../metrics/registry.ts";
 import type { Store } from "../storage/store.ts";
-import type { UserInfo } from "./context.ts";
 import { isLongRunning } from "./max-inflight.ts";
-import { requestInfo } from "./request-info.ts";
+import type { RequestInfo } from "./request-info.ts";
 import { type ResourceType, storagePrefix } from "./resource-type.ts";
 
 /** kube-apiserver's request latency buckets. */
@@ -35,17 +34,20 @@ type RequestLabel =
   | "component";
 
 export interface RequestMetrics {
-  /** A request whose headers arrived; call the returned function with its status when the response ends. */
-  begin(method: string, url: URL, contentType: string | undefined, user?: UserInfo): (code: number) => void;
+  /**
+   * A request whose headers arrived (`info`: what `requestInfo` makes of it); call the
+   * returned function with its status when the response ends.
+   */
+  begin(method: string, url: URL, info: RequestInfo, contentType: string | undefined): (code: number) => void;
 }
 
 /** The labels kube-apiserver gives a request: its canonical verb (LIST, WATCH, APPLY, ...) and what it is about. */
 export function requestLabels(
   method: string,
   url: URL,
+  info: RequestInfo,
   contentType: string | undefined,
 ): Record<RequestLabel, string> {
-  const info = requestInfo(method, url.pathname, url.searchParams);
   const dryRun = url.searchParams.getAll("dryRun").sort().join(",");
   if (info.kind === "nonresource") {
     return {
@@ -160,8 +162,8 @@ export function apiserverMetrics(
     },
   });
   return {
-    begin(method, url, contentType) {
-      const labels = requestLabels(method, url, contentType);
+    begin(method, url, info, contentType) {
+      const labels = requestLabels(method, url, info, contentType);
       const start = performance.now();
       const long = isLongRunning(method, url);
       const kind = MUTATING.has(method) ? "mutating" : "readOnly";
