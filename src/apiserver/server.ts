@@ -140,6 +140,12 @@ export interface ApiServerOptions {
 
 const STORAGE_CHECK_TIMEOUT_MS = 2_000;
 
+/** Where the server is in its life: its built-in state made (start-up done), or shutting down. */
+interface Readiness {
+  started: boolean;
+  closing: boolean;
+}
+
 /**
  * The API server's health checks, named as kube-apiserver's: `ping`, `log`, its storage
  * (`etcd`, or the backend in use), the start-up hook that makes the built-in state (CRDs,
@@ -147,7 +153,7 @@ const STORAGE_CHECK_TIMEOUT_MS = 2_000;
  */
 function apiserverHealthChecks(
   store: Store,
-  readiness: { ready: boolean },
+  readiness: Readiness,
   extra: HealthCheck | undefined,
 ): Record<HealthEndpoint, HealthCheck[]> {
   const storage: HealthCheck = {
@@ -167,17 +173,13 @@ function apiserverHealthChecks(
       }
     },
   };
-  let started = false;
   const bootstrap: HealthCheck = {
     name: "poststarthook/karmada-bootstrap",
-    check: () => {
-      started ||= readiness.ready;
-      return started ? undefined : "not finished";
-    },
+    check: () => (readiness.started ? undefined : "not finished"),
   };
   const shutdown: HealthCheck = {
     name: "shutdown",
-    check: () => (started && !readiness.ready ? "process is shutting down" : undefined),
+    check: () => (readiness.closing ? "process is shutting down" : undefined),
   };
   const log: HealthCheck = { name: "log", check: () => undefined };
   const live = [PING, log, storage, bootstrap];
@@ -210,9 +212,9 @@ export class ApiServer {
   /** What the HTTP server measures requests with (undefined without a metrics registry). */
   requestMetrics?: RequestMetrics;
   #stoppers: Array<() => void | Promise<void>> = [];
-  #readiness: { ready: boolean };
+  #readiness: Readiness;
 
-  private constructor(context: ServerContext, handler: ApiHandler, readiness: { ready: boolean }) {
+  private constructor(context: ServerContext, handler: ApiHandler, readiness: Readiness) {
     this.context = context;
     this.handler = handler;
     this.registry = context.registry;
@@ -260,7 +262,7 @@ export class ApiServer {
             }))),
     ];
     const authn = opts.authentication ? configureAuthentication(context, opts.authentication) : undefined;
-    const readiness = { ready: false };
+    const readiness: Readiness = { started: false, closing: false };
     const metrics = opts.metrics;
     const handler = new ApiHandler(context, new OpenApi(registry), {
       version: VERSION,
@@ -310,7 +312,7 @@ export class ApiServer {
     server.#startProgressNotices(
       Math.max(1000, (opts.watch?.bookmarkIntervalMs ?? DEFAULT_WATCH_SETTINGS.bookmarkIntervalMs) / 2),
     );
-    readiness.ready = true;
+    readiness.started = true;
     return server;
   }
 
@@ -443,7 +445,7 @@ export class ApiServer {
   }
 
   async close(): Promise<void> {
-    this.#readiness.ready = false;
+    this.#readiness.closing = true;
     for (const stop of this.#stoppers.reverse()) await stop();
     this.#stoppers = [];
   }
