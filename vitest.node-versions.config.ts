@@ -30,10 +30,10 @@ export const NODE_VERSION_SUBSET = [
   // The real kubectl's watches and waits.
   "test/e2e/kubectl-watch.test.ts",
   // prom-client's process, event-loop and GC metrics, read from this Node's runtime.
-  "test/e2e/metrics.test.ts",
-  // The dashboard: bundled by esbuild (a native binary it spawns) at start, driven in Debian's
-  // Chromium through playwright-core, and served over HTTPS in token mode.
-  "test/e2e/dashboard.test.ts",
+  "src/metrics/registry.test.ts",
+  // The dashboard: bundled by esbuild (a native binary it spawns) at start and driven in
+  // Debian's Chromium through playwright-core, over a fleet's worth of live rows.
+  "test/e2e/dashboard-scale.test.ts",
   // Child processes loading TypeScript through tsx: `karmada up` with members as processes,
   // signals, resuming from its SQLite files; the member simulator as a process; karmadactl
   // starting an editor.
