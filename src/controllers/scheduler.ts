@@ -22,6 +22,7 @@ import {
   setCondition,
 } from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
+import { isConflict } from "../machinery/errors.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import { commit } from "../runtime/commit.ts";
 import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
@@ -169,9 +170,12 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
       metrics.scheduled(type, undefined, (performance.now() - start) / 1000);
       return result;
     } catch (err) {
-      metrics.scheduled(type, err, (performance.now() - start) / 1000);
-      metrics.incoming("ScheduleAttemptFailure");
-      backingOff.add(key);
+      // A conflict is a race with another writer, retried at once: not a failed attempt.
+      if (!isConflict(err)) {
+        metrics.scheduled(type, err, (performance.now() - start) / 1000);
+        metrics.incoming("ScheduleAttemptFailure");
+        backingOff.add(key);
+      }
       throw err;
     }
   }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { conflict } from "../machinery/errors.ts";
 import {
   counter,
   createMetricsRegistry,
   exponentialBuckets,
   gauge,
   histogram,
+  measured,
   resultOf,
 } from "./registry.ts";
 
@@ -47,5 +49,24 @@ describe("the metrics registry", () => {
     [new Error("x"), "error"],
   ] as const)("result of %s is %s", (err, want) => {
     expect(resultOf(err)).toBe(want);
+  });
+
+  it("measures work's result and time, passes both through, and leaves conflicts to the retry", async () => {
+    const seen: Array<[string, number]> = [];
+    const record = (err: unknown, seconds: number) => seen.push([resultOf(err), seconds]);
+    expect(await measured(async () => 7, record)).toBe(7);
+    await expect(
+      measured(async () => {
+        throw new Error("member unreachable");
+      }, record),
+    ).rejects.toThrow("member unreachable");
+    const raced = conflict({ group: "", resource: "configmaps" }, "c", "the object has been modified");
+    await expect(
+      measured(async () => {
+        throw raced;
+      }, record),
+    ).rejects.toBe(raced);
+    expect(seen.map(([r]) => r)).toEqual(["success", "error"]);
+    expect(seen.every(([, s]) => s >= 0)).toBe(true);
   });
 });

@@ -20,6 +20,7 @@ import {
   type Metric,
   Registry,
 } from "prom-client";
+import { isConflict } from "../machinery/errors.ts";
 
 export type { Counter, Gauge, Histogram, Registry };
 
@@ -112,7 +113,9 @@ export function exponentialBuckets(start: number, factor: number, count: number)
 /**
  * Runs `work`, then tells `record` how it ended (its error, or undefined) and how long it took
  * in seconds, as upstream's result-and-latency histograms observe; the result or the error
- * passes through.
+ * passes through. A conflict is not recorded: it only means a cache was behind another
+ * writer (our writes carry the resourceVersion they read), and the retry records the outcome,
+ * so SLOs over these results count failures, not races.
  */
 export async function measured<T>(
   work: () => Promise<T>,
@@ -124,7 +127,7 @@ export async function measured<T>(
     record(undefined, (performance.now() - start) / 1000);
     return result;
   } catch (err) {
-    record(err, (performance.now() - start) / 1000);
+    if (!isConflict(err)) record(err, (performance.now() - start) / 1000);
     throw err;
   }
 }
