@@ -61,7 +61,12 @@ export function buildProgram(io: CommandIO, env: Record<string, string | undefin
   // Usage mistakes are one line (`error: unknown option '--x'`), without the help dumped after it.
   const program = new Command("karmadactl")
     .description("karmadactl controls a Karmada control plane (karmada-ts)")
-    .configureOutput({ writeOut: (t) => io.stdout.write(t), writeErr: (t) => io.stderr.write(t) });
+    .configureOutput({
+      writeOut: (t) => io.stdout.write(t),
+      writeErr: (t) => io.stderr.write(t),
+      // Commander adds its suggestion on a second line ("(Did you mean --wait?)"): keep one.
+      outputError: (t, write) => write(`${oneLine(t)}\n`),
+    });
   const withKubeconfig = (cmd: Command): Command =>
     cmd
       .option("--kubeconfig <path>", "path to the kubeconfig of the Karmada control plane")

@@ -213,6 +213,59 @@ describe("LuaEngine", () => {
     }
   });
 
+  // A budget the clock never reaches, so the instruction bound is what stops these.
+  const counted = { maxInstructions: 20_000, budgetMs: 1e9 };
+
+  it("stops a call at its instruction bound, also when the script catches the error", () => {
+    expectFailure(
+      () => engine.call("function F() while true do end end", "F", [], counted),
+      "instructions",
+      /bound of 20000 instructions/,
+    );
+    const catching = "function F() while true do pcall(function() while true do end end) end end";
+    expectFailure(() => engine.call(catching, "F", [], counted), "instructions");
+    // Below the bound a call runs to its end.
+    const loop = "function F() local n = 0 for i = 1, 1000 do n = n + i end return n end";
+    expect(engine.call(loop, "F", [], counted)).toEqual([500500]);
+  });
+
+  it("refuses pattern matches the hook could not interrupt, before running them", () => {
+    // Each would backtrack for seconds to hours in C, where the count hook never fires.
+    for (const [length, pattern] of [
+      [100_000, "a*b"],
+      [50_000, ".-b"],
+      [4_000, "a*a*b"],
+      [1_000, "(a*)%1b"],
+      [1_000, "a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?b"],
+    ] as const) {
+      for (const fn of ["find", "match", "gmatch"]) {
+        const script = `function F(n, p) local s = "a" while #s < n do s = s .. s end
+          return string.${fn}(s:sub(1, n), p) end`;
+        expectFailure(
+          () => engine.call(script, "F", [length, pattern], { budgetMs: 1e9 }),
+          "runtime",
+          new RegExp(
+            `string\\.${fn}: the pattern is too costly to match against a string of ${length} bytes`,
+          ),
+        );
+      }
+    }
+    // What scripts match in practice (short subjects, anchored patterns, plain finds) still runs.
+    expect(run("function F(s) return s:match('^(%d+)%.(%d+)') end", "1.25.3")).toBe("1");
+    expect(
+      run("function F(s) return (string.find(s, 'Ready', 1, true)) end", `${"x".repeat(500_000)}Ready`),
+    ).toBe(500_001);
+    expect(run("function F(s) return s:match('^[^:]+:(.*)$') end", `image:${"v".repeat(5000)}`)).toHaveLength(
+      5000,
+    );
+  });
+
+  it("refuses an argument nested past the conversion depth with a LuaError", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 600; i++) deep = i % 2 ? [deep] : { nested: deep };
+    expectFailure(() => run("function F(x) return 1 end", { spec: deep }), "argument", /nested too deeply/);
+  });
+
   it("refuses calls once closed", async () => {
     const closed = await LuaEngine.create();
     closed.close();

@@ -50,7 +50,59 @@ local function checklen(s)
   end
 end
 local function checked1(f) return function(s, ...) checklen(s) return f(s, ...) end end
-local function checked2(f) return function(s, p, ...) checklen(s) checklen(p) return f(s, p, ...) end end
+
+-- Pattern matching runs in C, where the count hook never fires: "a*a*b" on a few thousand
+-- bytes backtracks for seconds, on 1 MB for hours. Before matching, bound the work from the
+-- subject length n and the pattern: each start position (one if anchored) times, per start,
+-- the pattern's length, n + 1 for every item that backtracks over the subject ('*', '+', '-',
+-- %b, a back reference) and 2 for every '?'. Above MAX_MATCH_STEPS the call is refused.
+local MAX_MATCH_STEPS = 2 ^ 30
+local sbyte = string.byte
+local function matchSteps(s, p, plain, anchorable)
+  local n, len = #s, #p
+  local starts = n + 1
+  if plain then return starts * len end
+  local i, steps = 1, len
+  if anchorable and sbyte(p, 1) == 94 then starts, i = 1, 2 end -- '^'
+  while i <= len do
+    local c = sbyte(p, i)
+    local item = true
+    if c == 37 then -- '%'
+      local d = sbyte(p, i + 1)
+      if d == 98 then i = i + 4; steps = steps * (n + 1); item = false -- %bxy
+      elseif d == 102 then i = i + 2; item = false; c = sbyte(p, i) -- %f[set]: the set follows
+        if c == 91 then i = i + 1 end
+      elseif d ~= nil and d >= 49 and d <= 57 then i = i + 2; steps = steps * (n + 1); item = false
+      else i = i + 2 end
+    elseif c == 40 or c == 41 then i = i + 1; item = false -- captures
+    else i = i + 1 end
+    if c == 91 and (item or sbyte(p, i - 1) == 91) then -- a set: skip to its closing ']'
+      if sbyte(p, i) == 94 then i = i + 1 end
+      i = i + 1 -- a ']' right after '[' or '[^' is a member
+      while i <= len and sbyte(p, i) ~= 93 do
+        if sbyte(p, i) == 37 then i = i + 1 end
+        i = i + 1
+      end
+      i = i + 1
+    end
+    if item then
+      local q = sbyte(p, i)
+      if q == 42 or q == 43 or q == 45 then steps = steps * (n + 1); i = i + 1 -- '*', '+', '-'
+      elseif q == 63 then steps = steps * 2; i = i + 1 end -- '?'
+    end
+  end
+  return starts * steps
+end
+local function bounded(name, f, anchorable)
+  return function(s, p, init, plain)
+    checklen(s) checklen(p)
+    if type(s) == "string" and type(p) == "string" and
+        matchSteps(s, p, name == "find" and plain, anchorable) > MAX_MATCH_STEPS then
+      error(format("string.%s: the pattern is too costly to match against a string of %d bytes (more than %d steps); karmada-ts bounds pattern matching, which its time budget cannot interrupt", name, #s, MAX_MATCH_STEPS), 2)
+    end
+    return f(s, p, init, plain)
+  end
+end
 local function unsupportedString(name)
   return function()
     error("The Lua function string." .. name .. " is not supported by Karmada. If you believe this function is essential for your use case, please submit an issue to let us know why you need it.", 2)
@@ -67,9 +119,9 @@ end
 
 local S = string
 local safeString = {
-  byte = checked1(S.byte), char = S.char, dump = unsupportedString("dump"), find = checked2(S.find),
-  format = stringformat, gmatch = checked2(S.gmatch), gfind = checked2(S.gmatch),
-  gsub = unsupportedString("gsub"), len = S.len, lower = checked1(S.lower), match = checked2(S.match),
+  byte = checked1(S.byte), char = S.char, dump = unsupportedString("dump"), find = bounded("find", S.find, true),
+  format = stringformat, gmatch = bounded("gmatch", S.gmatch, false), gfind = bounded("gfind", S.gmatch, false),
+  gsub = unsupportedString("gsub"), len = S.len, lower = checked1(S.lower), match = bounded("match", S.match, true),
   rep = unsupportedString("rep"), reverse = checked1(S.reverse), sub = checked1(S.sub),
   upper = checked1(S.upper),
 }
