@@ -3,6 +3,11 @@
  * HTTP for `--insecure`), authentication of each request, bodies in (bounded), JSON out, watch
  * streams as newline-delimited JSON with headers flushed at once and client disconnects
  * noticed, other streamed bodies (followed logs) chunked and flushed per write.
+ *
+ * Overload, as kube-apiserver handles it (ADR 0017): max-in-flight slots (max-inflight.ts), a
+ * deadline for every request that is not long-running (timeouts.ts) which its body, its
+ * handler and the writing of its response must meet, and a bound on what a watcher may leave
+ * unread before its watch is ended.
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -10,20 +15,41 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
-import { ApiError, internalError, requestEntityTooLarge, unauthorized } from "../machinery/errors.ts";
+import {
+  ApiError,
+  internalError,
+  requestEntityTooLarge,
+  type Status,
+  unauthorized,
+} from "../machinery/errors.ts";
 import type { AuthOutcome, AuthRequest } from "./authn/authenticator.ts";
 import { SYSTEM_ADMIN } from "./context.ts";
 import type { ExtensionRequest, HttpExtension } from "./extensions.ts";
 import type { ApiHandler, ApiResponse } from "./handler.ts";
-import { InflightLimiter, type InflightLimits } from "./max-inflight.ts";
+import {
+  type InflightCounts,
+  InflightLimiter,
+  type InflightLimits,
+  isLongRunningRequest,
+} from "./max-inflight.ts";
 import type { RequestMetrics } from "./metrics.ts";
-import { requestInfo } from "./request-info.ts";
+import { type RequestInfo, requestInfo } from "./request-info.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestDeadlineMs, requestTimeoutStatus } from "./timeouts.ts";
 import type { ApiWatchEvent } from "./verbs/watch.ts";
 
 /** Kubernetes' limit for request bodies. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-/** A watcher that falls this far behind is cut off rather than buffered without bound. */
-const MAX_WATCH_BACKLOG_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes of events a watcher may leave unread (beyond its first batch, which may be a whole
+ * list) before its watch is ended with an ERROR event. kube-apiserver bounds the same thing in
+ * events (the cacher's per-watcher channel) and closes the watcher when it stays full.
+ */
+export const MAX_WATCH_BUFFER_BYTES = 4 * 1024 * 1024;
+/**
+ * How long a watch that has ended (cut off, timed out, or its store watch closed) may take to
+ * hand its last bytes to the client before the connection is closed under it.
+ */
+export const WATCH_CLOSE_GRACE_MS = 10_000;
 
 /** What an HTTPS server serves with. */
 export interface ServingTls {
@@ -51,18 +77,35 @@ export interface HttpServerOptions {
   inflight?: InflightLimits;
   /** Counts and times every request, from its headers until its response ends (metrics.ts). */
   metrics?: RequestMetrics;
+  /**
+   * `--request-timeout` in ms (default one minute, kube's; 0: none): the deadline of requests
+   * that are not long-running, counted from their headers, which `?timeout=` may lower.
+   */
+  requestTimeoutMs?: number;
+  /** Unread watch bytes that end a watch (default MAX_WATCH_BUFFER_BYTES). */
+  watchBufferBytes?: number;
+  /** Time an ended watch has to flush before its connection is closed (default WATCH_CLOSE_GRACE_MS). */
+  watchCloseGraceMs?: number;
 }
 
 export interface RunningHttpServer {
   server: Server;
   port: number;
   url: string;
+  /** Requests holding a max-in-flight slot now, and long-running requests under way. */
+  inFlight(): InflightCounts;
   close(): Promise<void>;
 }
 
 class BodyTooLarge extends Error {}
+/** The body did not arrive whole: the client went away, or the request's deadline passed. */
+class BodyAbandoned extends Error {}
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The request's body, at most MAX_BODY_BYTES. `signal` (the request's deadline) abandons a
+ * body still arriving, as kube-apiserver's timeout filter fails the handler's reads.
+ */
+function readBody(req: IncomingMessage, signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > MAX_BODY_BYTES) {
@@ -72,18 +115,40 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    const abandon = (): void => {
+      req.removeAllListeners("data");
+      reject(new BodyAbandoned());
+    };
+    if (signal?.aborted) {
+      abandon();
+      return;
+    }
+    signal?.addEventListener("abort", abandon, { once: true });
+    const settle = (): void => signal?.removeEventListener("abort", abandon);
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
         req.removeAllListeners("data");
         req.resume();
+        settle();
         reject(new BodyTooLarge());
         return;
       }
       chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
+    req.on("end", () => {
+      settle();
+      resolve(Buffer.concat(chunks));
+    });
+    req.on("error", (err) => {
+      settle();
+      reject(err);
+    });
+    req.on("close", () => {
+      if (req.complete) return;
+      settle();
+      reject(new BodyAbandoned());
+    });
   });
 }
 
@@ -117,12 +182,57 @@ function encodeEvent(event: unknown, original: ApiWatchEvent): string {
 }
 
 function send(res: ServerResponse, r: ApiResponse, head: boolean): void {
-  const payload = r.bytes ?? r.text ?? (r.body === undefined ? "" : JSON.stringify(r.body));
-  res.writeHead(r.status, { ...r.headers, "Content-Length": Buffer.byteLength(payload) });
+  // Bytes, not a string: node writes headers sent together with a string body in the body's
+  // encoding (UTF-8), which would double-encode a Warning header's UTF-8 (see warnings.ts).
+  const payload = r.bytes ?? Buffer.from(r.text ?? (r.body === undefined ? "" : JSON.stringify(r.body)));
+  res.writeHead(r.status, { ...r.headers, "Content-Length": payload.length });
   res.end(head ? undefined : payload);
 }
 
-async function streamWatch(res: ServerResponse, r: ApiResponse, log: Logger): Promise<void> {
+/** What bounds a watch stream: see MAX_WATCH_BUFFER_BYTES and WATCH_CLOSE_GRACE_MS. */
+interface WatchBounds {
+  bufferBytes: number;
+  closeGraceMs: number;
+}
+
+/**
+ * The ERROR event a watcher that fell too far behind gets last. kube-apiserver just ends such
+ * a watch; we say why, with the 410 every client (client-go's reflector, our informers)
+ * already answers by listing again and watching from there.
+ */
+function tooSlowStatus(unread: number, limit: number): Status {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: `watch closed: the client left ${unread} bytes of events unread (limit ${limit}); list again and watch from there`,
+    reason: "Expired",
+    code: 410,
+  };
+}
+
+/**
+ * Ends a response and closes its connection if it has not handed its last bytes to the client
+ * within `graceMs`: a client that stopped reading must not keep the socket and the backlog.
+ */
+function endWithin(res: ServerResponse, graceMs: number, last?: string): void {
+  if (res.destroyed) return;
+  if (!res.writableEnded) res.end(last);
+  if (res.writableFinished || res.destroyed) return;
+  const timer = setTimeout(() => res.destroy(), graceMs);
+  timer.unref();
+  const clear = (): void => clearTimeout(timer);
+  res.once("finish", clear);
+  res.once("close", clear);
+}
+
+async function streamWatch(
+  res: ServerResponse,
+  r: ApiResponse,
+  log: Logger,
+  bounds: WatchBounds,
+): Promise<void> {
   const stream = r.watch!;
   let headersWritten = false;
   const ensureHeaders = (): void => {
@@ -134,32 +244,40 @@ async function streamWatch(res: ServerResponse, r: ApiResponse, log: Logger): Pr
   let first = true;
   let done = false;
   let watch: { stop(): void } | undefined;
-  const finish = (): void => {
+  /** The first batch (often a whole list) may sit unread on top of the limit. */
+  let allowance = bounds.bufferBytes;
+  let batches = 0;
+  const finish = (last?: string): void => {
     if (done) return;
     done = true;
     watch?.stop();
     ensureHeaders();
-    if (!res.writableEnded) res.end();
+    endWithin(res, bounds.closeGraceMs, last);
   };
-  res.on("close", finish);
+  res.on("close", () => finish());
   try {
     watch = await stream.start({
       send: (events) => {
         if (done) return;
         ensureHeaders();
+        const unread = res.writableLength;
+        if (batches > 0 && unread > allowance) {
+          // Nothing more is queued for this watcher: what it has not read yet is a consistent
+          // prefix of the stream, and the ERROR event tells it to list again from there.
+          log.warn("watch client too slow, ending the watch", { unread, limit: bounds.bufferBytes });
+          const status = tooSlowStatus(unread, bounds.bufferBytes);
+          finish(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+          return;
+        }
         let chunk = "";
         for (const e of events) {
           chunk += encodeEvent(stream.render(e, first), e);
           if (e.type !== "BOOKMARK" && e.type !== "ERROR") first = false;
         }
+        if (batches++ === 0) allowance += Buffer.byteLength(chunk);
         res.write(chunk);
-        if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) {
-          log.warn("watch client too slow, closing", { backlog: res.writableLength });
-          res.destroy();
-          finish();
-        }
       },
-      close: finish,
+      close: () => finish(),
     });
     if (done) watch.stop();
     else ensureHeaders();
@@ -175,8 +293,7 @@ async function streamWatch(res: ServerResponse, r: ApiResponse, log: Logger): Pr
       );
       return;
     }
-    res.write(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
-    finish();
+    finish(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
   }
 }
 
@@ -211,10 +328,11 @@ async function respond(
   response: ApiResponse,
   head: boolean,
   log: Logger,
+  bounds: WatchBounds,
 ): Promise<void> {
   if (response.watch && response.status === 200) {
     // Validation errors of a watch request are reported before the stream starts.
-    await streamWatch(res, response, log);
+    await streamWatch(res, response, log, bounds);
   } else if (response.stream) {
     await sendStream(res, response, head, log);
   } else {
@@ -307,12 +425,13 @@ async function servedByExtension(
   res: ServerResponse,
   request: Pick<ExtensionRequest, "path" | "url" | "headers" | "user">,
   write: ExtensionRequest["respond"],
+  deadline: AbortSignal,
 ): Promise<boolean> {
   for (const ext of extensions) {
     const served = await ext.serve(req, res, {
       ...request,
       readBody: () =>
-        readBody(req).catch((err: unknown) => {
+        readBody(req, deadline).catch((err: unknown) => {
           throw err instanceof BodyTooLarge ? tooLarge() : err;
         }),
       respond: write,
@@ -322,8 +441,76 @@ async function servedByExtension(
   return false;
 }
 
+/** A Status as a JSON response. */
+function sendStatus(
+  res: ServerResponse,
+  status: Status,
+  head: boolean,
+  extra: Record<string, string> = {},
+): void {
+  send(
+    res,
+    { status: status.code, headers: { "Content-Type": "application/json", ...extra }, body: status },
+    head,
+  );
+}
+
+/**
+ * Arms the deadline of a request that is not long-running (`ms` > 0). If it passes before the
+ * response has been handed to the client, as kube-apiserver's timeout filter does: a response
+ * not begun becomes the 504 Status (and the connection is closed after it when the body had not
+ * all arrived, since no further request can be read from it), a response begun is cut by
+ * closing the connection. The returned signal aborts then: the body read stops and the
+ * handler's late answer is dropped.
+ */
+function armDeadline(req: IncomingMessage, res: ServerResponse, ms: number, head: boolean): AbortSignal {
+  const expired = new AbortController();
+  if (ms <= 0) return expired.signal;
+  const timer = setTimeout(() => {
+    if (res.writableFinished || res.destroyed) return;
+    expired.abort();
+    if (res.headersSent) res.destroy();
+    else sendStatus(res, requestTimeoutStatus(), head, req.complete ? {} : { Connection: "close" });
+  }, ms);
+  const clear = (): void => clearTimeout(timer);
+  res.once("finish", clear);
+  res.once("close", clear);
+  return expired.signal;
+}
+
+/** The request's deadline in ms (0: none, for long-running requests), or the 400 of a bad `?timeout=`. */
+function deadlineOf(info: RequestInfo, query: URLSearchParams, requestTimeoutMs: number): number | Status {
+  if (isLongRunningRequest(info)) return 0;
+  try {
+    return requestDeadlineMs(query, requestTimeoutMs);
+  } catch (err) {
+    return err instanceof ApiError ? err.status : internalError(err).status;
+  }
+}
+
+/**
+ * Gives a max-in-flight slot back once the response has ended and the work on it is over (the
+ * returned function says the work is): a handler still running after its 504 keeps the slot,
+ * as in kube-apiserver.
+ */
+function releaseWhenDone(res: ServerResponse, release: () => void): () => void {
+  let holders = 2;
+  const letGo = (): void => {
+    if (--holders === 0) release();
+  };
+  // A client gone while it was authenticated closed before anyone listened.
+  if (res.socket?.destroyed ?? true) letGo();
+  else res.once("close", letGo);
+  return letGo;
+}
+
 export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): Promise<RunningHttpServer> {
-  const limiter = opts.inflight ? new InflightLimiter(opts.inflight) : undefined;
+  const limiter = new InflightLimiter(opts.inflight ?? { readOnly: 0, mutating: 0 });
+  const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const bounds: WatchBounds = {
+    bufferBytes: opts.watchBufferBytes ?? MAX_WATCH_BUFFER_BYTES,
+    closeGraceMs: opts.watchCloseGraceMs ?? WATCH_CLOSE_GRACE_MS,
+  };
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://placeholder");
@@ -336,52 +523,89 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         const end = opts.metrics.begin(req.method ?? "GET", url, info, req.headers["content-type"]);
         res.once("close", () => end(res.statusCode));
       }
+      // The deadline counts from the headers, and a malformed `?timeout=` is refused before
+      // anything else, as kube-apiserver's request-deadline filter does.
+      const deadlineMs = deadlineOf(info, url.searchParams, requestTimeoutMs);
+      if (typeof deadlineMs !== "number") {
+        sendStatus(res, deadlineMs, head);
+        return;
+      }
+      const expired = armDeadline(req, res, deadlineMs, head);
+      expired.addEventListener("abort", () =>
+        opts.metrics?.terminated(req.method ?? "GET", url, info, req.headers["content-type"], 504),
+      );
       // Who is asking comes first: an unauthenticated client costs no body read.
       const headers = requestHeaders(req);
       const outcome = await authenticateRequest(req, headers, opts.authenticate);
+      if (expired.aborted) return;
       if ("error" in outcome) {
         opts.log.debug("unauthorized request", { path: url.pathname, reason: outcome.error });
         sendUnauthorized(res, head);
         return;
       }
       const user = outcome.user;
-      const release = limiter ? limiter.admit(req.method ?? "GET", url, user) : () => {};
+      const release = limiter.admit(req.method ?? "GET", url, user, info);
       if (!release) {
+        opts.metrics?.terminated(req.method ?? "GET", url, info, req.headers["content-type"], 429);
         sendTooManyRequests(res, head);
         return;
       }
-      res.once("close", release);
-      const request = { path, url, headers, user };
-      if (
-        await servedByExtension(opts.extensions ?? [], req, res, request, (r) =>
-          respond(res, r, head, opts.log),
-        )
-      )
-        return;
-      let body: Buffer;
+      const letGo = releaseWhenDone(res, release);
       try {
-        body = await readBody(req);
-      } catch (err) {
-        if (err instanceof BodyTooLarge) sendTooLarge(res, head);
-        else res.destroy();
-        return;
+        await serveAdmitted(req, res, { path, url, headers, user, method, head, info }, expired);
+      } finally {
+        letGo();
       }
-      const response = await handler.handle({
-        method,
-        path,
-        info,
-        query: url.searchParams,
-        headers,
-        body,
-        user,
-        host: req.headers.host ?? `${opts.host}:${opts.port}`,
-      });
-      await respond(res, response, head, opts.log);
     })().catch((err) => {
       opts.log.error(err, "http request failed");
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
+  };
+
+  /** Serves a request that holds its slot: an extension's, or the API handler's. */
+  const serveAdmitted = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: Pick<ExtensionRequest, "path" | "url" | "headers" | "user"> & {
+      method: string;
+      head: boolean;
+      info: RequestInfo;
+    },
+    expired: AbortSignal,
+  ): Promise<void> => {
+    const { path, url, headers, user, method, head, info } = r;
+    const write = (response: ApiResponse): Promise<void> =>
+      expired.aborted ? Promise.resolve() : respond(res, response, head, opts.log, bounds);
+    const request = { path, url, headers, user };
+    if (await servedByExtension(opts.extensions ?? [], req, res, request, write, expired)) return;
+    let body: Buffer;
+    try {
+      body = await readBody(req, expired);
+    } catch (err) {
+      // Past the deadline the 504 is already written.
+      if (expired.aborted) return;
+      if (err instanceof BodyTooLarge) sendTooLarge(res, head);
+      else res.destroy();
+      return;
+    }
+    const response = await handler.handle({
+      method,
+      path,
+      info,
+      query: url.searchParams,
+      headers,
+      body,
+      user,
+      host: req.headers.host ?? `${opts.host}:${opts.port}`,
+    });
+    if (expired.aborted) {
+      // A write may have committed after its 504, as in kube-apiserver: the client cannot tell,
+      // and reads the object to know.
+      opts.log.debug("answer after the request deadline dropped", { path, status: response.status });
+      return;
+    }
+    await write(response);
   };
   const tls = opts.tls;
   const server: Server = tls
@@ -396,6 +620,8 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         listener,
       )
     : createServer(listener);
+  // Node's whole-request timeout would cut long-running requests' bodies (exec, proxies) too:
+  // the request deadline above bounds the others' bodies instead.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
@@ -409,6 +635,7 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         server,
         port,
         url: `${tls ? "https" : "http"}://${host}:${port}`,
+        inFlight: () => limiter.inFlight,
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

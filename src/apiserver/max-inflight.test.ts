@@ -18,10 +18,10 @@ describe("kube-apiserver's max-in-flight limits", () => {
     expect(limiter.admit("GET", url("/api/v1/pods"), user)).toBeUndefined();
     const w1 = limiter.admit("POST", url("/api/v1/namespaces/a/pods"), user)!;
     expect(limiter.admit("DELETE", url("/api/v1/namespaces/a/pods/p"), user)).toBeUndefined();
-    expect(limiter.inFlight).toEqual({ readOnly: 2, mutating: 1 });
+    expect(limiter.inFlight).toEqual({ readOnly: 2, mutating: 1, longRunning: 0 });
     r1();
     r1();
-    expect(limiter.inFlight).toEqual({ readOnly: 1, mutating: 1 });
+    expect(limiter.inFlight).toEqual({ readOnly: 1, mutating: 1, longRunning: 0 });
     expect(limiter.admit("GET", url("/api/v1/pods"), user)).toBeDefined();
     r2();
     w1();
@@ -36,11 +36,29 @@ describe("kube-apiserver's max-in-flight limits", () => {
       expect(limiter.admit("PATCH", url("/api/v1/namespaces/a/pods/p"), user)).toBeDefined();
   });
 
+  it("counts long-running requests apart, whoever sends them", () => {
+    const limiter = new InflightLimiter({ readOnly: 1, mutating: 1 });
+    const w1 = limiter.admit("GET", url("/api/v1/pods?watch=true"), user)!;
+    const w2 = limiter.admit("GET", url("/api/v1/namespaces/a/pods/p/log?follow=1"), admin)!;
+    expect(limiter.inFlight).toEqual({ readOnly: 0, mutating: 0, longRunning: 2 });
+    w1();
+    w1();
+    w2();
+    expect(limiter.inFlight).toEqual({ readOnly: 0, mutating: 0, longRunning: 0 });
+  });
+
   it.each([
     ["GET", "/api/v1/pods?watch=1", true],
     ["GET", "/api/v1/watch/pods", true],
     ["GET", "/api/v1/namespaces/a/pods/p/log?follow=true", true],
-    ["GET", "/api/v1/namespaces/a/pods/p/log", false],
+    // kube-apiserver takes every log request as long-running, followed or not.
+    ["GET", "/api/v1/namespaces/a/pods/p/log", true],
+    ["GET", "/api/v1/namespaces/watch/pods", false],
+    ["GET", "/api/v1/namespaces/a/pods/proxy", false],
+    ["DELETE", "/api/v1/namespaces/a/configmaps/exec", false],
+    ["PUT", "/api/v1/namespaces/a/pods/p/status", false],
+    ["POST", "/api/v1/namespaces/a/pods/p/attach", true],
+    ["GET", "/api/v1/namespaces/a/pods/p/portforward", true],
     ["POST", "/api/v1/namespaces/a/pods/p/exec", true],
     ["GET", "/apis/cluster.karmada.io/v1alpha1/clusters/m1/proxy/api/v1/nodes", true],
     ["GET", "/apis/search.karmada.io/v1alpha1/proxying/karmada/proxy/api/v1/pods", true],

@@ -2,8 +2,10 @@
  * kube-apiserver's metrics, with its names and labels: `apiserver_request_total` and
  * `apiserver_request_duration_seconds` (verb, dry_run, group, version, resource, subresource,
  * scope, component, and code for the total), `apiserver_current_inflight_requests{request_kind}`,
- * `apiserver_longrunning_requests`, and `apiserver_storage_objects{resource}` (counted from the
- * store, at most once a minute, as kube-apiserver refreshes it).
+ * `apiserver_longrunning_requests`, `apiserver_request_terminations_total` and
+ * `apiserver_dropped_requests_total{request_kind}` (requests refused with 429 or cut at their
+ * deadline, ADR 0017), and `apiserver_storage_objects{resource}` (counted from the store, at
+ * most once a minute, as kube-apiserver refreshes it).
  *
  * Requests are measured where HTTP is served (http.ts), from their headers until the response
  * ends, so a watch counts when it ends; requests made in process (the controllers of `karmada
@@ -12,7 +14,7 @@
  */
 import { counter, gauge, histogram, type Registry as MetricsRegistry } from "../metrics/registry.ts";
 import type { Store } from "../storage/store.ts";
-import { isLongRunning } from "./max-inflight.ts";
+import { isLongRunningRequest } from "./max-inflight.ts";
 import type { RequestInfo } from "./request-info.ts";
 import { type ResourceType, storagePrefix } from "./resource-type.ts";
 
@@ -39,6 +41,17 @@ export interface RequestMetrics {
    * returned function with its status when the response ends.
    */
   begin(method: string, url: URL, info: RequestInfo, contentType: string | undefined): (code: number) => void;
+  /**
+   * A request the server ended in self-defense: refused by max-in-flight (429, also counted
+   * as dropped) or past its deadline (504).
+   */
+  terminated(
+    method: string,
+    url: URL,
+    info: RequestInfo,
+    contentType: string | undefined,
+    code: number,
+  ): void;
 }
 
 /** The labels kube-apiserver gives a request: its canonical verb (LIST, WATCH, APPLY, ...) and what it is about. */
@@ -132,10 +145,21 @@ export function apiserverMetrics(
       this.set({ request_kind: "mutating" }, inflight.mutating);
     },
   });
+  // Upstream's long-running gauge has every request label but dry_run.
   const longRunning = gauge(registry, {
     name: "apiserver_longrunning_requests",
     help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
-    labelNames,
+    labelNames: labelNames.filter((l) => l !== "dry_run"),
+  });
+  const terminations = counter(registry, {
+    name: "apiserver_request_terminations_total",
+    help: "Number of requests which apiserver terminated in self-defense.",
+    labelNames: [...labelNames.filter((l) => l !== "dry_run"), "code"],
+  });
+  const dropped = counter(registry, {
+    name: "apiserver_dropped_requests_total",
+    help: "Number of requests dropped with 'Try again later' response",
+    labelNames: ["request_kind"],
   });
   let counted = 0;
   gauge(registry, {
@@ -162,18 +186,24 @@ export function apiserverMetrics(
     },
   });
   return {
+    terminated(method, url, info, contentType, code) {
+      const { dry_run: _, ...labels } = requestLabels(method, url, info, contentType);
+      terminations.inc({ ...labels, code: String(code) });
+      if (code === 429) dropped.inc({ request_kind: MUTATING.has(method) ? "mutating" : "readOnly" });
+    },
     begin(method, url, info, contentType) {
       const labels = requestLabels(method, url, info, contentType);
       const start = performance.now();
-      const long = isLongRunning(method, url);
+      const long = isLongRunningRequest(info);
+      const { dry_run: _, ...longLabels } = labels;
       const kind = MUTATING.has(method) ? "mutating" : "readOnly";
-      if (long) longRunning.inc(labels);
+      if (long) longRunning.inc(longLabels);
       else inflight[kind]++;
       let ended = false;
       return (code) => {
         if (ended) return;
         ended = true;
-        if (long) longRunning.dec(labels);
+        if (long) longRunning.dec(longLabels);
         else inflight[kind]--;
         total.inc({ ...labels, code: String(code) });
         duration.observe(labels, (performance.now() - start) / 1000);

@@ -149,6 +149,13 @@ export const APISERVER_OPTIONS = optionTable({
     help: "mutating requests served at once; more are answered 429 (0: no limit)",
     default: 200,
   },
+  /** ms */
+  requestTimeout: {
+    flag: "--request-timeout",
+    type: duration,
+    help: "how long a request that is not long-running may take before it is answered 504 Timeout; ?timeout= may lower it (0: no limit)",
+    default: "1m0s",
+  },
   bindAddress: {
     flag: "--bind-address",
     type: text,

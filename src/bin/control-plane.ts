@@ -53,6 +53,8 @@ export async function startControlPlane(opts: {
   compactionIntervalMs?: number;
   /** `--max-requests-inflight` / `--max-mutating-requests-inflight` (default: no limit). */
   inflight?: InflightLimits;
+  /** `--request-timeout` in ms (default one minute; 0: none). */
+  requestTimeoutMs?: number;
   /** The process's metrics registry: the API server's metrics go there, and `/metrics` serves it. */
   metrics?: MetricsRegistry;
 }): Promise<RunningControlPlane> {
@@ -86,6 +88,7 @@ export async function startControlPlane(opts: {
       extensions: aggregated.extensions,
       ...(api.requestMetrics ? { metrics: api.requestMetrics } : {}),
       ...(opts.inflight ? { inflight: opts.inflight } : {}),
+      ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       ...(opts.security ? { tls: opts.security.tls, authenticate: api.authenticate! } : {}),
     });
   } catch (err) {

@@ -167,6 +167,7 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
     metrics: createMetricsRegistry(),
     compactionIntervalMs: flags.etcdCompactionInterval,
     inflight: { readOnly: flags.maxRequestsInflight, mutating: flags.maxMutatingRequestsInflight },
+    requestTimeoutMs: flags.requestTimeout,
     host: flags.bindAddress,
     port,
     log,

@@ -27,7 +27,7 @@ import type { StoredObject } from "../api/meta.ts";
 import { SYSTEM_ADMIN } from "../apiserver/context.ts";
 import { ApiError, isNotFound, unauthorized } from "../machinery/errors.ts";
 import { RESOURCES } from "./client.ts";
-import { HttpClient, isTransportError, TransportError } from "./http.ts";
+import { HttpClient, isTransportError, retryAfterSeconds, retryDelayMs, TransportError } from "./http.ts";
 import {
   httpClientFor,
   httpClientFromKubeconfig,
@@ -802,6 +802,122 @@ describe("http client: concurrency, transport errors and watch streams", () => {
       throw boom;
     });
     await expect(handle.done).rejects.toBe(boom);
+    client.close();
+    await server.close();
+  });
+});
+
+describe("http client: backing off when told to come back later", () => {
+  /**
+   * A server answering each request with the next of `answers` (status, Retry-After), then
+   * 200 with a ConfigMap; it records the method and body of every request it got.
+   */
+  async function busyServer(answers: Array<[number, string | undefined]>) {
+    const seen: Array<{ method: string; body: string }> = [];
+    const server = await listen(
+      http.createServer((req, res) => {
+        let body = "";
+        req.on("data", (c: Buffer) => (body += c.toString()));
+        req.on("end", () => {
+          seen.push({ method: req.method ?? "", body });
+          const next = answers.shift();
+          if (next) {
+            const [status, retryAfter] = next;
+            res.writeHead(status, {
+              "Content-Type": "application/json",
+              ...(retryAfter !== undefined ? { "Retry-After": retryAfter } : {}),
+            });
+            res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: status }));
+            return;
+          }
+          res.writeHead(req.method === "POST" ? 201 : 200, { "Content-Type": "application/json" });
+          res.end(JSON.stringify(configMap("answered")));
+        });
+      }),
+    );
+    return { server, seen };
+  }
+
+  it.each([
+    [429, "1", 1],
+    [429, "0", 0],
+    [429, "-3", 0],
+    [429, "120", 60],
+    [429, undefined, undefined],
+    [429, "Wed, 21 Oct 2015 07:28:00 GMT", undefined],
+    [503, "2", 2],
+    [500, "0", 0],
+    [504, undefined, undefined],
+    [409, "1", undefined],
+    [200, "1", undefined],
+  ])("status %i with Retry-After %s: wait %s s", (status, header, want) => {
+    expect(retryAfterSeconds(status, header)).toBe(want);
+  });
+
+  it("adds up to half the wait as jitter", () => {
+    expect(retryDelayMs(1, () => 0)).toBe(1000);
+    expect(retryDelayMs(2, () => 0.5)).toBe(2500);
+    expect(retryDelayMs(0, () => 0.9)).toBe(0);
+  });
+
+  it("retries a 429 and a 5xx with Retry-After, every verb, the same body each time", async () => {
+    const { server, seen } = await busyServer([
+      [429, "0"],
+      [503, "0"],
+    ]);
+    const client = new HttpClient({ server: server.url });
+    const created = await client.create(CM, configMap("posted"));
+    expect(created.metadata.name).toBe("answered");
+    expect(seen.map((s) => s.method)).toEqual(["POST", "POST", "POST"]);
+    expect(new Set(seen.map((s) => s.body)).size).toBe(1);
+    client.close();
+    await server.close();
+  });
+
+  it("is what every component's client does (httpClientFor, as the agent and controller manager build theirs)", async () => {
+    const { server, seen } = await busyServer([[429, "0"]]);
+    const client = httpClientFor({ server: server.url }, { userAgent: "karmada-agent" });
+    expect((await client.get(CM, "default", "x")).metadata.name).toBe("answered");
+    expect(seen).toHaveLength(2);
+    client.close();
+    await server.close();
+  });
+
+  it("does not retry a 5xx without Retry-After, and gives up after maxRetries", async () => {
+    const plain = await busyServer([[500, undefined]]);
+    const client = new HttpClient({ server: plain.server.url });
+    expect((await failure(client.get(CM, "default", "x"))).code).toBe(500);
+    expect(plain.seen).toHaveLength(1);
+    client.close();
+    await plain.server.close();
+
+    const busy = await busyServer(Array.from({ length: 10 }, () => [429, "0"] as [number, string]));
+    const bounded = new HttpClient({ server: busy.server.url, maxRetries: 3 });
+    expect((await failure(bounded.list(CM, "default"))).code).toBe(429);
+    expect(busy.seen).toHaveLength(4);
+    bounded.close();
+    await busy.server.close();
+  });
+
+  it("opens a watch again when told to come back later", async () => {
+    let opened = 0;
+    const server = await listen(
+      http.createServer((_req, res) => {
+        opened++;
+        if (opened === 1) {
+          res.writeHead(429, { "Retry-After": "0", "Content-Type": "text/plain" });
+          res.end("Too many requests, please try again later.\n");
+          return;
+        }
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(`${JSON.stringify({ type: "ADDED", object: configMap("watched") })}\n`);
+      }),
+    );
+    const client = new HttpClient({ server: server.url });
+    const w = watching(client, CM, "default", {});
+    expect(await w.outcome).toBe("resolved");
+    expect(w.events.map((e) => (e.object as StoredObject).metadata.name)).toEqual(["watched"]);
+    expect(opened).toBe(2);
     client.close();
     await server.close();
   });

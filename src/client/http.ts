@@ -10,6 +10,9 @@
  *   response headers arrive.
  * - Errors are always `ApiError`: a Status answer is rebuilt with `fromStatus`; a request that
  *   got no HTTP answer is a `TransportError` (503 ServiceUnavailable, see below).
+ * - A 429, or a 5xx that says when to come back (`Retry-After`), is tried again after that many
+ *   seconds plus jitter, up to 10 times, whatever the verb, as client-go does (ADR 0017). The
+ *   request keeps its concurrency slot meanwhile, so an overloaded server sees fewer of ours.
  */
 import http from "node:http";
 import https from "node:https";
@@ -87,10 +90,23 @@ export interface HttpClientOptions extends ClusterConnection {
   userAgent?: string;
   /** Where `rest_client_*` metrics are recorded (none without it). */
   metrics?: Registry;
+  /** Retries of a request told to come back later (default 10, client-go's; 0: none). */
+  maxRetries?: number;
+  /** In [0, 1): the jitter added to each Retry-After wait (default Math.random). */
+  random?: () => number;
 }
 
 export const DEFAULT_MAX_CONCURRENT = 32;
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** client-go's bound on the retries of one request. */
+export const DEFAULT_MAX_RETRIES = 10;
+/**
+ * A wait of Retry-After seconds grows by up to this fraction, so that clients sent away at the
+ * same moment do not all come back at the same moment.
+ */
+const RETRY_JITTER = 0.5;
+/** A longer Retry-After is waited only this long: a member must not park our callers for hours. */
+const MAX_RETRY_AFTER_SECONDS = 60;
 /** Idle keep-alive connections are closed after this, below common server idle timeouts (60-90 s). */
 const IDLE_SOCKET_MS = 30_000;
 /** How much of a non-JSON error body ends up in the error message. */
@@ -264,6 +280,24 @@ function proxyAuthorization(proxy: URL): Record<string, string> {
 interface RawResponse {
   status: number;
   body: Buffer;
+  /** The Retry-After header, when there is one. */
+  retryAfter?: string | undefined;
+}
+
+/**
+ * How long to wait before trying again, in seconds, as client-go's `checkWait` decides: only a
+ * 429 or a 5xx, and only when Retry-After holds a whole number of seconds (an HTTP date is not
+ * read, as client-go does not). Undefined: do not retry.
+ */
+export function retryAfterSeconds(status: number, retryAfter: string | undefined): number | undefined {
+  if (status !== 429 && status < 500) return undefined;
+  if (retryAfter === undefined || !/^[+-]?[0-9]+$/.test(retryAfter.trim())) return undefined;
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(0, Number(retryAfter.trim())));
+}
+
+/** Retry-After seconds as a wait in ms, plus jitter (`random` in [0, 1)). */
+export function retryDelayMs(seconds: number, random: () => number): number {
+  return seconds * 1000 * (1 + RETRY_JITTER * random());
 }
 
 interface RequestSpec {
@@ -300,6 +334,8 @@ export class HttpClient implements Client {
   #discovery = new Map<string, Promise<DiscoveredResource[]>>();
   #watches = new Set<() => void>();
   #metrics: RestClientMetrics | undefined;
+  #maxRetries: number;
+  #random: () => number;
 
   constructor(opts: HttpClientOptions) {
     this.#base = new URL(opts.server);
@@ -312,6 +348,8 @@ export class HttpClient implements Client {
     this.#manager = opts.fieldManager ?? "karmada-ts";
     this.#userAgent = opts.userAgent ?? "karmada-ts";
     this.#limiter = new Limiter(Math.max(1, opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT));
+    this.#maxRetries = Math.max(0, opts.maxRetries ?? DEFAULT_MAX_RETRIES);
+    this.#random = opts.random ?? Math.random;
     if (opts.metrics) this.#metrics = restClientMetrics(opts.metrics, this.#base.host);
     this.#credentials = opts.credentials;
     this.#static = {};
@@ -436,7 +474,12 @@ export class HttpClient implements Client {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), reused: req.reusedSocket });
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks),
+            reused: req.reusedSocket,
+            retryAfter: res.headers["retry-after"],
+          });
         });
         res.on("error", fail);
         res.on("close", () => {
@@ -460,6 +503,7 @@ export class HttpClient implements Client {
     metrics?.waited(spec.method, (performance.now() - queued) / 1000);
     try {
       let refreshed = false;
+      let retries = 0;
       for (let attempt = 0; ; attempt++) {
         const creds = await this.#currentCredentials(what);
         let res: RawResponse;
@@ -481,6 +525,13 @@ export class HttpClient implements Client {
             refreshed = true;
             continue;
           }
+        }
+        const wait = retryAfterSeconds(res.status, res.retryAfter);
+        if (wait !== undefined && retries < this.#maxRetries) {
+          retries++;
+          metrics?.retried(spec.method, res.status);
+          await sleep(retryDelayMs(wait, this.#random));
+          continue;
         }
         return res;
       }
@@ -710,6 +761,7 @@ export class HttpClient implements Client {
     let stopped = false;
     let settled = false;
     let req: http.ClientRequest | undefined;
+    let retryTimer: NodeJS.Timeout | undefined;
     let resolveDone: () => void = () => {};
     let rejectDone: (err: unknown) => void = () => {};
     const done = new Promise<void>((resolve, reject) => {
@@ -725,12 +777,13 @@ export class HttpClient implements Client {
     };
     const stop = (): void => {
       stopped = true;
+      clearTimeout(retryTimer);
       req?.destroy();
       finish();
     };
     this.#watches.add(stop);
 
-    const start = async (): Promise<void> => {
+    const start = async (retries: number): Promise<void> => {
       await this.#limiter.acquire();
       let holding = true;
       const release = (): void => {
@@ -768,6 +821,20 @@ export class HttpClient implements Client {
           const chunks: Buffer[] = [];
           response.on("data", (c: Buffer) => chunks.push(c));
           response.on("end", () => {
+            const code = response.statusCode ?? 0;
+            const wait = retryAfterSeconds(code, response.headers["retry-after"]);
+            if (wait !== undefined && retries < this.#maxRetries && !stopped) {
+              // Told to come back later, as a request is: the watch opens again after the wait.
+              this.#metrics?.retried("GET", code);
+              retryTimer = setTimeout(
+                () => {
+                  retryTimer = undefined;
+                  start(retries + 1).catch((err) => finish(err));
+                },
+                retryDelayMs(wait, this.#random),
+              );
+              return;
+            }
             const text = Buffer.concat(chunks).toString("utf8");
             let parsed: unknown = text.slice(0, MAX_ERROR_TEXT);
             try {
@@ -849,7 +916,7 @@ export class HttpClient implements Client {
       });
       r.end();
     };
-    start().catch((err) => finish(err));
+    start(0).catch((err) => finish(err));
     return { stop, done };
   }
 
@@ -932,4 +999,8 @@ export function stillExists(obj: StoredObject): boolean {
   if ((meta.deletionGracePeriodSeconds ?? 0) > 0) return true;
   const specFinalizers = (obj.spec as { finalizers?: unknown[] } | undefined)?.finalizers;
   return obj.kind === "Namespace" && Array.isArray(specFinalizers) && specFinalizers.length > 0;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WorkQueue } from "./queue.ts";
+import { failureBackoffMs, WorkQueue } from "./queue.ts";
 
 describe("WorkQueue", () => {
   it("deduplicates waiting keys", async () => {
@@ -185,5 +185,42 @@ describe("a paused queue", () => {
     await q.idle();
     expect(seen).toEqual(["a", "b"]);
     q.stop();
+  });
+});
+
+describe("failure backoff", () => {
+  it.each([
+    // attempt, base, max, random, wait
+    [1, 5, 1000, 0, 5],
+    [1, 5, 1000, 0.5, 6.25],
+    [3, 5, 1000, 0, 20],
+    [3, 5, 1000, 0.999, 29.99],
+    [20, 5, 1000, 0, 1000],
+    [20, 5, 1000, 0.5, 1250],
+  ])("attempt %i, base %i, max %i, random %f: %f ms", (attempt, base, max, random, wait) => {
+    expect(failureBackoffMs(attempt, base, max, random)).toBeCloseTo(wait, 6);
+  });
+
+  it("spreads keys that fail together", async () => {
+    const draws = [0, 0.9];
+    const failedAt = new Map<string, number>();
+    const retriedAt = new Map<string, number>();
+    const q = new WorkQueue(
+      (key) => {
+        if (!failedAt.has(key)) {
+          failedAt.set(key, performance.now());
+          throw new Error("overloaded");
+        }
+        retriedAt.set(key, performance.now());
+        return undefined;
+      },
+      { workers: 2, baseDelayMs: 40, random: () => draws.shift() ?? 0 },
+    );
+    q.add("a");
+    q.add("b");
+    await q.idle();
+    // Timers never fire early: b waited at least 40 × 1.45 ms.
+    expect(retriedAt.get("b")! - failedAt.get("b")!).toBeGreaterThanOrEqual(57);
+    expect(retriedAt.get("a")! - failedAt.get("a")!).toBeGreaterThanOrEqual(39);
   });
 });

@@ -1,19 +1,26 @@
 /**
  * A keyed work queue: a key waiting is queued once however often it is added; a key is
  * processed by one worker at a time (added again while processing, it runs once more
- * after); failures retry with exponential backoff per key; N workers.
+ * after); failures retry with exponential backoff per key, jittered so that keys failing
+ * together (a server answering 429 or 503 to all of them) do not all come back together; N
+ * workers.
  */
 
 import type { QueueMetrics, QueueState } from "./queue-metrics.ts";
 
 /** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A failure's backoff grows by up to this fraction of itself, at random. */
+const BACKOFF_JITTER = 0.5;
 
 export interface QueueOptions {
   workers?: number;
   /** First retry delay (ms); doubles per consecutive failure of the key. */
   baseDelayMs?: number;
+  /** The doubling stops here; jitter may add up to half of it again. */
   maxDelayMs?: number;
+  /** In [0, 1): the jitter of failure backoffs (default Math.random). */
+  random?: () => number;
   /** Called when processing throws; the key is retried unless `retry` returns false. */
   onError?: (key: string, err: unknown, attempt: number) => boolean | undefined;
   /** Keys are collected but not processed until `resume()` (e.g. until caches have synced). */
@@ -46,6 +53,7 @@ export class WorkQueue {
   #workers: number;
   #base: number;
   #max: number;
+  #random: () => number;
   #process: Processor;
   #onError: QueueOptions["onError"];
   #metrics: (QueueMetrics & { close(): void }) | undefined;
@@ -58,6 +66,7 @@ export class WorkQueue {
     this.#workers = opts.workers ?? 1;
     this.#base = opts.baseDelayMs ?? 5;
     this.#max = opts.maxDelayMs ?? 60_000;
+    this.#random = opts.random ?? Math.random;
     this.#onError = opts.onError;
     this.#paused = opts.paused === true;
     this.#metrics = opts.metrics?.({
@@ -195,7 +204,7 @@ export class WorkQueue {
       this.#failures.set(key, attempt);
       const retry = this.#onError?.(key, err, attempt) ?? true;
       if (retry) {
-        retryAfter = Math.min(this.#max, this.#base * 2 ** (attempt - 1));
+        retryAfter = failureBackoffMs(attempt, this.#base, this.#max, this.#random());
         this.#metrics?.retried();
       }
     } finally {
@@ -211,4 +220,13 @@ export class WorkQueue {
     this.#pump();
     this.#notifyIdle();
   }
+}
+
+/**
+ * The wait before the `attempt`th retry of a failing key: `base` doubled per consecutive
+ * failure up to `max`, plus up to BACKOFF_JITTER of that at random (`random` in [0, 1)).
+ */
+export function failureBackoffMs(attempt: number, base: number, max: number, random: number): number {
+  const backoff = Math.min(max, base * 2 ** (attempt - 1));
+  return backoff * (1 + BACKOFF_JITTER * random);
 }
