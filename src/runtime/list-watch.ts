@@ -37,7 +37,7 @@ export interface ListWatchTuning {
   log: Logger;
   /** The warning logged for each failed attempt. */
   failureMessage: string;
-  /** First backoff in ms (doubled per consecutive failure up to `maxBackoffExponent`), at most 30 s. */
+  /** First backoff in ms (doubled per consecutive failure up to `maxBackoffExponent`, then up to twice that at random), at most 30 s. */
   baseBackoffMs: number;
   maxBackoffExponent: number;
 }
@@ -99,9 +99,10 @@ export class ListWatchLoop {
         failures++;
         const t = this.#tuning;
         t.log.warn(t.failureMessage, { err: (err as Error).message, failures });
-        await this.#sleep(
-          Math.min(MAX_BACKOFF_MS, t.baseBackoffMs * 2 ** Math.min(failures, t.maxBackoffExponent)),
-        );
+        // Jittered up to twice the step, as client-go's reflector backs off (jitter 1.0), so
+        // informers that failed together (an API server restarting) do not return together.
+        const step = t.baseBackoffMs * 2 ** Math.min(failures, t.maxBackoffExponent);
+        await this.#sleep(Math.min(MAX_BACKOFF_MS, step * (1 + Math.random())));
       }
     }
   }
