@@ -927,7 +927,7 @@ export function buildProgram(): Command {
   memberSim
     .command("fault")
     .description(
-      "inject or end a fault in a running member-sim: unreachable [--hang] | unhealthy | cordon [--node N] | node-not-ready [--node N] | delete-pods -n NS [-l SEL] | unhealthy-workload -n NS KIND/NAME | restore [--id ID] | list",
+      "inject or end a fault in a running member-sim: unreachable [--hang | --slow MS] [--except-user U] | unhealthy | cordon [--node N] | node-not-ready [--node N] | delete-pods -n NS [-l SEL] | unhealthy-workload -n NS KIND/NAME | restore [--id ID] | list",
     )
     .argument("<type>", [...FAULT_TYPES, "list"].join(", "))
     .argument("[target]", "KIND/NAME for unhealthy-workload")
@@ -942,6 +942,11 @@ export function buildProgram(): Command {
     .option("--node <name>", "one node instead of all (cordon, node-not-ready)")
     .option("--id <id>", "the fault to end (restore); all when omitted")
     .option("--hang", "unreachable: leave requests unanswered instead of resetting connections", false)
+    .option("--slow <ms>", "unreachable: answer every request, after this many milliseconds")
+    .option(
+      "--except-user <user...>",
+      "unreachable: these users still reach the member (a partition its agent does not share)",
+    )
     .action((type: string, target: string | undefined, flags: FaultFlags) => runFault(type, target, flags));
   const snapshot = program
     .command("snapshot")

@@ -15,7 +15,11 @@
  * Faults on the wire: `unreachable` (mode reset) destroys every open connection (watches
  * included) and every new request's socket before an answer, so clients get ECONNRESET /
  * "socket hang up" / EOF, never an HTTP status; mode hang leaves requests unanswered and
- * stops open streams mid-flight (clients time out). `unhealthy` answers /healthz 500 here and
+ * stops open streams mid-flight (clients time out); mode slow serves each new request after
+ * its delay (open streams keep flowing). A fault with `exceptUsers` spares those users: while
+ * one is in effect, every request is authenticated first to know who asks, and a connection
+ * is cut or silenced when the fault starts unless its last request came from a spared user.
+ * `unhealthy` answers /healthz 500 here and
  * /readyz 500 through the API server's readiness hook; everything else keeps working.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -32,7 +36,7 @@ import {
   startHttpServer,
 } from "../apiserver/http.ts";
 import { ApiError } from "../machinery/errors.ts";
-import { FaultError, type Faults } from "./faults.ts";
+import { FaultError, type Faults, type Unreachable } from "./faults.ts";
 
 export interface AdminInfo {
   name: string;
@@ -148,6 +152,8 @@ export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions):
   const { server } = http;
   const { faults } = opts;
   const sockets = new Set<Socket>();
+  /** Who sent a socket's last request, known while a fault spares some users. */
+  const users = new WeakMap<Socket, string>();
   /** Sockets carrying an admin request right now: never cut. */
   const adminSockets = new Set<Socket>();
   /** Sockets silenced by a hang fault (corked: nothing they write leaves). */
@@ -180,13 +186,36 @@ export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions):
       );
       return;
     }
-    const mode = faults.unreachable();
-    if (mode === "reset") {
+    if (!faults.unreachableDependsOnUser()) {
+      serve(req, res, path, faults.unreachable());
+      return;
+    }
+    // Who asks decides; a request refused here is answered by the API handler's own check.
+    void authenticateRequest(req, requestHeaders(req), opts.authenticate).then(
+      (outcome) => {
+        if ("error" in outcome) return serve(req, res, path, faults.unreachable());
+        users.set(req.socket, outcome.user.name);
+        serve(req, res, path, faults.unreachable(outcome.user.name));
+      },
+      () => serve(req, res, path, faults.unreachable()),
+    );
+  });
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    fault: Unreachable | undefined,
+  ): void {
+    if (fault?.mode === "reset") {
       req.socket.destroy();
       return;
     }
-    if (mode === "hang") {
+    if (fault?.mode === "hang") {
       hold(req.socket);
+      return;
+    }
+    if (fault?.mode === "slow") {
+      setTimeout(() => serve(req, res, path, undefined), fault.delayMs ?? 0);
       return;
     }
     if (faults.isUnhealthy() && (path === "/healthz" || path.startsWith("/healthz/"))) {
@@ -195,19 +224,15 @@ export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions):
       return;
     }
     api?.(req, res);
-  });
+  }
   const removeListener = faults.onChange(() => {
-    const mode = faults.unreachable();
-    if (mode === undefined) {
-      // Silenced connections are dead to their clients by now; end them.
-      for (const s of held) s.destroy();
-      held.clear();
-      return;
-    }
     for (const s of sockets) {
       if (adminSockets.has(s)) continue;
-      if (mode === "reset") s.destroy();
-      else hold(s);
+      const fault = faults.unreachable(users.get(s));
+      // Silenced connections are dead to their clients by now; end them.
+      if (fault === undefined && held.delete(s)) s.destroy();
+      else if (fault?.mode === "reset") s.destroy();
+      else if (fault?.mode === "hang") hold(s);
     }
   });
   return {

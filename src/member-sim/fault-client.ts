@@ -2,7 +2,8 @@
  * The client side of the admin endpoint, for `karmada member-sim fault`: command words to a
  * fault's JSON, and the request that sets it.
  *
- *   unreachable [--hang]                 unhealthy
+ *   unreachable [--hang | --slow MS] [--except-user U]...
+ *                                        unhealthy
  *   cordon [--node N]                    node-not-ready [--node N]
  *   delete-pods -n NS [-l SELECTOR]      unhealthy-workload -n NS KIND/NAME
  *   restore [--id ID]                    list
@@ -18,6 +19,10 @@ export interface FaultArgs {
   node?: string | undefined;
   id?: string | undefined;
   hang?: boolean | undefined;
+  /** unreachable: answer every request after this many ms (mode slow). */
+  slow?: string | undefined;
+  /** unreachable: users who still reach the member (a partition). */
+  exceptUser?: string[] | undefined;
 }
 
 /** The JSON body for `POST /sim/faults`; validated like the server does. Not for `list`. */
@@ -25,7 +30,14 @@ export function faultFromArgs(a: FaultArgs): Record<string, unknown> {
   let body: Record<string, unknown>;
   switch (a.type) {
     case "unreachable":
-      body = { type: a.type, ...(a.hang ? { mode: "hang" } : {}) };
+      if (a.hang && a.slow !== undefined)
+        throw new FaultError("unreachable: choose one of --hang and --slow");
+      body = {
+        type: a.type,
+        ...(a.hang ? { mode: "hang" } : {}),
+        ...(a.slow !== undefined ? { mode: "slow", delayMs: Number(a.slow) } : {}),
+        ...(a.exceptUser?.length ? { exceptUsers: a.exceptUser } : {}),
+      };
       break;
     case "cordon":
     case "node-not-ready":

@@ -9,6 +9,18 @@ describe("faults", () => {
       { type: "unreachable", mode: "hang" },
       { type: "unreachable", mode: "hang" },
     ],
+    [
+      { type: "unreachable", mode: "slow" },
+      { type: "unreachable", mode: "slow", delayMs: 2000 },
+    ],
+    [
+      { type: "unreachable", mode: "slow", delayMs: 500, exceptUsers: ["agent"] },
+      { type: "unreachable", mode: "slow", delayMs: 500, exceptUsers: ["agent"] },
+    ],
+    [
+      { type: "unreachable", exceptUsers: ["a", "b"] },
+      { type: "unreachable", mode: "reset", exceptUsers: ["a", "b"] },
+    ],
     [{ type: "unhealthy" }, { type: "unhealthy" }],
     [
       { type: "cordon", node: "n1" },
@@ -33,7 +45,24 @@ describe("faults", () => {
       { type: "boom" },
       '"type" must be one of unreachable, unhealthy, cordon, node-not-ready, unhealthy-workload, delete-pods, restore',
     ],
-    [{ type: "unreachable", mode: "slow" }, 'unreachable: "mode" must be reset or hang'],
+    [{ type: "unreachable", mode: "slower" }, 'unreachable: "mode" must be reset, hang, slow'],
+    [{ type: "unreachable", delayMs: 10 }, 'unreachable: "delayMs" is only for mode slow'],
+    [
+      { type: "unreachable", mode: "slow", delayMs: -1 },
+      'unreachable: "delayMs" must be an integer from 0 to 60000',
+    ],
+    [
+      { type: "unreachable", mode: "slow", delayMs: "2s" },
+      'unreachable: "delayMs" must be an integer from 0 to 60000',
+    ],
+    [
+      { type: "unreachable", exceptUsers: [] },
+      'unreachable: "exceptUsers" must be a non-empty list of user names',
+    ],
+    [
+      { type: "unreachable", exceptUsers: "agent" },
+      'unreachable: "exceptUsers" must be a non-empty list of user names',
+    ],
     [{ type: "unhealthy", node: "x" }, 'unhealthy: unknown field "node"'],
     [{ type: "delete-pods", namespace: "x", selector: "a in (" }, 'delete-pods: "selector":'],
     [
@@ -59,7 +88,7 @@ describe("faults", () => {
     expect(a).toEqual({
       fault: { type: "unreachable", mode: "hang", id: "f1", since: "2026-03-01T10:00:00Z" },
     });
-    expect(faults.unreachable()).toBe("hang");
+    expect(faults.unreachable()).toEqual({ mode: "hang" });
     expect(faults.workloadUnhealthy("ns", "StatefulSet", "db")).toBe(true);
     expect(faults.workloadUnhealthy("ns", "StatefulSet", "other")).toBe(false);
     expect(await faults.set({ type: "restore", id: "f1" })).toEqual({ restored: [a.fault] });
@@ -68,6 +97,24 @@ describe("faults", () => {
     expect((await faults.restore()).map((f) => f.id)).toEqual(["f2"]);
     expect(changes).toBe(4);
     await expect(faults.set({ type: "cordon" })).rejects.toThrow("the cluster is not running");
+  });
+
+  it("spares the users a partition excepts, and lets the first fault set win", async () => {
+    const faults = new Faults(() => 0);
+    expect(faults.unreachableDependsOnUser()).toBe(false);
+    await faults.set({ type: "unreachable", exceptUsers: ["agent", "observer"] });
+    expect(faults.unreachableDependsOnUser()).toBe(true);
+    expect(faults.unreachable("agent")).toBeUndefined();
+    expect(faults.unreachable("observer")).toBeUndefined();
+    expect(faults.unreachable("controller-manager")).toEqual({ mode: "reset" });
+    // Not known yet: under the fault.
+    expect(faults.unreachable()).toEqual({ mode: "reset" });
+    await faults.set({ type: "unreachable", mode: "slow", delayMs: 1500 });
+    expect(faults.unreachable("agent")).toEqual({ mode: "slow", delayMs: 1500 });
+    expect(faults.unreachable("controller-manager")).toEqual({ mode: "reset" });
+    await faults.restore("f1");
+    expect(faults.unreachableDependsOnUser()).toBe(false);
+    expect(faults.unreachable("controller-manager")).toEqual({ mode: "slow", delayMs: 1500 });
   });
 
   it("uncordons only the nodes a cordon fault cordoned, and not while another holds them", async () => {
@@ -96,6 +143,10 @@ describe("faults", () => {
       { type: "unreachable", hang: true },
       { type: "unreachable", mode: "hang" },
     ],
+    [
+      { type: "unreachable", slow: "1500", exceptUser: ["system:admin"] },
+      { type: "unreachable", mode: "slow", delayMs: 1500, exceptUsers: ["system:admin"] },
+    ],
     [{ type: "cordon" }, { type: "cordon" }],
     [
       { type: "delete-pods", namespace: "x", selector: "app=y" },
@@ -115,6 +166,13 @@ describe("faults", () => {
     ],
   ])("the fault command %j", (args, body) => {
     expect(faultFromArgs(args)).toEqual(body);
+  });
+
+  it.each<[Parameters<typeof faultFromArgs>[0], string]>([
+    [{ type: "unreachable", hang: true, slow: "10" }, "unreachable: choose one of --hang and --slow"],
+    [{ type: "unreachable", slow: "soon" }, 'unreachable: "delayMs" must be an integer from 0 to 60000'],
+  ])("refuses the fault command %j", (args, message) => {
+    expect(() => faultFromArgs(args)).toThrow(message);
   });
 
   it("explains a bad KIND/NAME", () => {

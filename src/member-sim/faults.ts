@@ -5,6 +5,12 @@
  *                                           ECONNRESET / "socket hang up", never an HTTP status);
  *   {"type":"unreachable","mode":"hang"}    requests are accepted and never answered, open
  *                                           streams go silent (clients see timeouts)
+ *   {"type":"unreachable","mode":"slow","delayMs":2000}
+ *                                           every request waits delayMs (default 2000) before
+ *                                           it is served: a member that answers, slowly
+ *   ...,"exceptUsers":["u"]                 (any mode) only clients authenticated as other users
+ *                                           see the fault: a partition between the control plane
+ *                                           and a member that its agent does not share
  *   {"type":"unhealthy"}                    /readyz and /healthz answer 500; the API keeps working
  *   {"type":"cordon"} / {"type":"cordon","node":"n"}    nodes become unschedulable
  *   {"type":"node-not-ready"[,"node":"n"]}  kubelets stop posting status: Ready=Unknown, taints,
@@ -24,7 +30,14 @@ export const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet", "Replic
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 
 export type Fault =
-  | { type: "unreachable"; mode: "reset" | "hang" }
+  | {
+      type: "unreachable";
+      mode: UnreachableMode;
+      /** mode slow: how long each request waits. */
+      delayMs?: number;
+      /** Users who still reach the member (a partition); absent: nobody does. */
+      exceptUsers?: string[];
+    }
   | { type: "unhealthy" }
   | { type: "cordon"; node?: string }
   | { type: "node-not-ready"; node?: string }
@@ -41,6 +54,18 @@ export const FAULT_TYPES = [
   "delete-pods",
   "restore",
 ] as const;
+
+export type UnreachableMode = "reset" | "hang" | "slow";
+const UNREACHABLE_MODES: readonly UnreachableMode[] = ["reset", "hang", "slow"];
+const DEFAULT_SLOW_DELAY_MS = 2_000;
+/** A slow member still answers: a minute is beyond every client's timeout. */
+const MAX_SLOW_DELAY_MS = 60_000;
+
+/** What a client of the member meets under the unreachable faults in effect. */
+export interface Unreachable {
+  mode: UnreachableMode;
+  delayMs?: number;
+}
 
 /** A fault in effect. */
 export type ActiveFault = Exclude<Fault, { type: "delete-pods" } | { type: "restore" }> & {
@@ -74,6 +99,34 @@ function required(input: Record<string, unknown>, name: string, type: string): s
   return v;
 }
 
+/** The unreachable fault's fields: mode, its delay, the users it spares. */
+function parseUnreachable(o: Record<string, unknown>): Fault {
+  const type = "unreachable";
+  const mode = (field(o, "mode", type) ?? "reset") as UnreachableMode;
+  if (!UNREACHABLE_MODES.includes(mode))
+    throw new FaultError(`unreachable: "mode" must be ${UNREACHABLE_MODES.join(", ")}`);
+  const delay = o.delayMs;
+  if (delay !== undefined && mode !== "slow")
+    throw new FaultError('unreachable: "delayMs" is only for mode slow');
+  if (
+    delay !== undefined &&
+    (typeof delay !== "number" || !Number.isInteger(delay) || delay < 0 || delay > MAX_SLOW_DELAY_MS)
+  )
+    throw new FaultError(`unreachable: "delayMs" must be an integer from 0 to ${MAX_SLOW_DELAY_MS}`);
+  const except = o.exceptUsers;
+  if (
+    except !== undefined &&
+    (!Array.isArray(except) || except.length === 0 || !except.every((u) => typeof u === "string" && u !== ""))
+  )
+    throw new FaultError('unreachable: "exceptUsers" must be a non-empty list of user names');
+  return {
+    type,
+    mode,
+    ...(mode === "slow" ? { delayMs: (delay as number | undefined) ?? DEFAULT_SLOW_DELAY_MS } : {}),
+    ...(except ? { exceptUsers: [...(except as string[])] } : {}),
+  };
+}
+
 /** Validates a fault's JSON; throws FaultError naming what is wrong. */
 export function parseFault(input: unknown): Fault {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
@@ -85,7 +138,7 @@ export function parseFault(input: unknown): Fault {
     throw new FaultError(`"type" must be one of ${FAULT_TYPES.join(", ")}`);
   }
   const allowed: Record<string, string[]> = {
-    unreachable: ["mode"],
+    unreachable: ["mode", "delayMs", "exceptUsers"],
     unhealthy: [],
     cordon: ["node"],
     "node-not-ready": ["node"],
@@ -98,12 +151,8 @@ export function parseFault(input: unknown): Fault {
       throw new FaultError(`${type}: unknown field "${key}"`);
   }
   switch (type) {
-    case "unreachable": {
-      const mode = field(o, "mode", type) ?? "reset";
-      if (mode !== "reset" && mode !== "hang")
-        throw new FaultError('unreachable: "mode" must be reset or hang');
-      return { type, mode };
-    }
+    case "unreachable":
+      return parseUnreachable(o);
     case "unhealthy":
       return { type };
     case "cordon":
@@ -203,9 +252,22 @@ export class Faults {
     return ending;
   }
 
-  unreachable(): "reset" | "hang" | undefined {
-    for (const f of this.#active) if (f.type === "unreachable") return f.mode;
+  /**
+   * What a client meets under the unreachable faults in effect (undefined: none): for `user`
+   * (undefined: not known yet), those that except it are skipped. The first fault set wins.
+   */
+  unreachable(user?: string): Unreachable | undefined {
+    for (const f of this.#active) {
+      if (f.type !== "unreachable") continue;
+      if (user !== undefined && f.exceptUsers?.includes(user)) continue;
+      return f.delayMs !== undefined ? { mode: f.mode, delayMs: f.delayMs } : { mode: f.mode };
+    }
     return undefined;
+  }
+
+  /** Whether some unreachable fault spares some users: then who asks decides. */
+  unreachableDependsOnUser(): boolean {
+    return this.#active.some((f) => f.type === "unreachable" && f.exceptUsers !== undefined);
   }
 
   isUnhealthy(): boolean {

@@ -198,6 +198,33 @@ describe("member-sim with kubectl", () => {
     await eventually(async () => (await admin.getRaw("/version")).status === 200, "answers again", 20, 20);
   });
 
+  it("unreachable (slow): every request is answered, after its delay", async () => {
+    await m.faults.set({ type: "unreachable", mode: "slow", delayMs: 300 });
+    const started = Date.now();
+    expect((await admin.getRaw("/api/v1/nodes")).status).toBe(200);
+    // A lower bound only (timers may round a millisecond early): the delay happened; how long
+    // beyond it is the machine's business.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    await m.faults.restore();
+  });
+
+  it("unreachable with exceptUsers: a partition only the spared users cross", async () => {
+    const anonymous = new HttpClient({ server: m.url, caData: m.connection.caData! });
+    // The admin's connection is open before the fault: it is cut when the fault starts.
+    expect((await admin.getRaw("/version")).status).toBe(200);
+    await m.faults.set({ type: "unreachable", exceptUsers: ["system:anonymous"] });
+    expect((await anonymous.getRaw("/version")).status).toBe(200);
+    const err = await admin.getRaw("/version").then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect((await anonymous.getRaw("/version")).status).toBe(200);
+    await m.faults.restore();
+    expect((await admin.getRaw("/version")).status).toBe(200);
+    anonymous.close();
+  });
+
   it("rejects a bad fault with 400 and a message", async () => {
     const res = await admin.raw("POST", "/sim/faults", { body: { type: "unhealthy-workload" } });
     expect(res.status).toBe(400);
