@@ -4,7 +4,14 @@
  */
 
 import { isObject, type StoredObject } from "../api/meta.ts";
-import { ApiError, badRequest, internalError, methodNotAllowed, pathNotFound } from "../machinery/errors.ts";
+import {
+  ApiError,
+  badRequest,
+  internalError,
+  methodNotAllowed,
+  notAcceptable,
+  pathNotFound,
+} from "../machinery/errors.ts";
 import { JWKS_PATH, OPENID_CONFIG_PATH } from "./authn/issuer-discovery.ts";
 import { authorizeOrThrow } from "./authz/authorizer.ts";
 import { impersonatedUser, requestAttributes, wantsImpersonation } from "./authz/request.ts";
@@ -16,11 +23,13 @@ import { type HealthCheck, type HealthEndpoint, healthAnswer, healthPath } from 
 import {
   AGGREGATED_DISCOVERY_TYPE,
   AGGREGATED_DISCOVERY_TYPE_BETA,
+  acceptsResponse,
   aggregatedDiscovery,
+  RESPONSE_TYPES,
   responseShape,
 } from "./negotiation.ts";
 import { type OpenApi, openApiV2 } from "./openapi.ts";
-import { checkTypeMeta, parseFieldValidation } from "./prepare.ts";
+import { checkDecodable, checkTypeMeta, parseFieldValidation, reportDuplicateFields } from "./prepare.ts";
 import { parseQueryBool, type RequestInfo, type ResourceRequest, requestInfo } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
 import { evaluateReview } from "./reviews.ts";
@@ -37,6 +46,7 @@ import {
   type WatchSink,
 } from "./verbs/watch.ts";
 import { createObject, updateObject, type WriteOptions } from "./verbs/write.ts";
+import { warningHeader } from "./warnings.ts";
 
 export interface ApiRequest {
   method: string;
@@ -184,9 +194,8 @@ export class ApiHandler {
         res = errorResponse(internalError(err));
       }
     }
-    if (ctx.warnings.length > 0) {
-      res.headers.Warning = ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ");
-    }
+    const warning = warningHeader(ctx.warnings);
+    if (warning !== undefined) res.headers.Warning = warning;
     return res;
   }
 
@@ -301,6 +310,7 @@ export class ApiHandler {
 
   async #resource(req: ApiRequest, ctx: RequestContext, info: ResourceRequest): Promise<ApiResponse> {
     const rt = this.#lookup(info);
+    if (!acceptsResponse(req.headers.accept)) throw notAcceptable(RESPONSE_TYPES);
     if (rt.deprecationWarning) ctx.warnings.push(rt.deprecationWarning);
     if (info.subresource !== undefined) {
       const sub = subresourceHandlers[info.subresource];
@@ -350,23 +360,34 @@ export class ApiHandler {
       case "watch":
         return this.#watch(rt, info, q, shape);
       case "create": {
-        const body = decodeObjectBody(rt, req.headers["content-type"], req.body ?? Buffer.alloc(0));
+        const duplicates: string[] = [];
+        const body = decodeObjectBody(
+          rt,
+          req.headers["content-type"],
+          req.body ?? Buffer.alloc(0),
+          duplicates,
+        );
         checkTypeMeta(rt, body);
+        checkDecodable(rt, body);
+        const opts = this.writeOptions(q, ctx);
+        reportDuplicateFields(rt, body, duplicates, opts.fieldValidation, ctx);
         if (isReviewKind(rt))
           return json(201, await evaluateReview(this.server, rt, body, ctx, info.namespace));
-        const created = await createObject(
-          this.server,
-          ctx,
-          rt,
-          info.namespace,
-          body,
-          this.writeOptions(q, ctx),
-        );
+        const created = await createObject(this.server, ctx, rt, info.namespace, body, opts);
         return this.#objectResponse(rt, created, shape, q, 201);
       }
       case "update": {
-        const body = decodeObjectBody(rt, req.headers["content-type"], req.body ?? Buffer.alloc(0));
+        const duplicates: string[] = [];
+        const body = decodeObjectBody(
+          rt,
+          req.headers["content-type"],
+          req.body ?? Buffer.alloc(0),
+          duplicates,
+        );
         checkTypeMeta(rt, body);
+        checkDecodable(rt, body);
+        const opts = this.writeOptions(q, ctx);
+        reportDuplicateFields(rt, body, duplicates, opts.fieldValidation, ctx);
         const updated = await updateObject(
           this.server,
           ctx,
@@ -378,7 +399,7 @@ export class ApiHandler {
             next: () => structuredClone(body),
             preconditionFromObject: true,
           },
-          this.writeOptions(q, ctx),
+          opts,
         );
         return this.#objectResponse(rt, updated, shape, q, 200);
       }

@@ -513,7 +513,13 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
   };
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     void (async () => {
-      const url = new URL(req.url ?? "/", "http://placeholder");
+      // A target starting with "/" is a path, as Go's server reads it: resolved against a base,
+      // "//%/x" would be a host (and an invalid one: a throw, then a 500).
+      const target = req.url ?? "/";
+      const url = new URL(
+        target.startsWith("/") ? `http://placeholder${target}` : target,
+        "http://placeholder",
+      );
       const head = req.method === "HEAD";
       const method = head ? "GET" : (req.method ?? "GET");
       const path = decodePath(url.pathname);

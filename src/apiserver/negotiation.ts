@@ -67,6 +67,20 @@ export function aggregatedDiscovery(accept: string | undefined): "v2" | "v2beta1
   return undefined;
 }
 
+/** What a resource endpoint can answer with (kube-apiserver's serializers), for 406s. */
+export const RESPONSE_TYPES = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+/**
+ * Whether an `Accept` header leaves us something to answer with: no header, a wildcard, or one
+ * of RESPONSE_TYPES (JSON is sent for YAML and protobuf; clients decode by Content-Type).
+ * Anything else (`text/html`) is kube-apiserver's 406.
+ */
+export function acceptsResponse(accept: string | undefined): boolean {
+  const types = parseMediaTypes(accept);
+  if (types.length === 0) return true;
+  return types.some((m) => m.type === "*/*" || m.type === "application/*" || RESPONSE_TYPES.includes(m.type));
+}
+
 export type BodyFormat = "json" | "yaml" | "protobuf";
 
 export const PATCH_TYPES = {

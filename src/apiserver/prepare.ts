@@ -5,11 +5,20 @@
  * written, so a rejected request writes nothing.
  */
 import type { Operation } from "../api/admission.ts";
-import { apiVersionOf, isObject, type NewObject, rfc3339, type StoredObject } from "../api/meta.ts";
+import {
+  apiVersionOf,
+  isObject,
+  type NewObject,
+  objectMetaSchema,
+  rfc3339,
+  type StoredObject,
+} from "../api/meta.ts";
+import type { Schema } from "../api/schema.ts";
 import { validateObjectMeta } from "../api/validation/index.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { badRequest, type FieldError, forbidden, invalid, notFound } from "../machinery/errors.ts";
-import { applySchemaDefaults, pruneObject, validateObject } from "../machinery/structural.ts";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../machinery/json-scan.ts";
+import { applySchemaDefaults, pruneObject, validateObject, validateValue } from "../machinery/structural.ts";
 import type { RequestContext, ServerContext } from "./context.ts";
 import { recordUpdate, sameIgnoringManagedTimes } from "./ownership.ts";
 import { type ResourceType, storageKey } from "./resource-type.ts";
@@ -61,6 +70,89 @@ export function pruneUnknown(
     );
   }
   for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`);
+}
+
+/**
+ * Keys repeated in a request body (see codec.ts's parseDocument), as `fieldValidation` asks:
+ * warned of (Warn, the default), refused together with the unknown fields of `obj` (Strict),
+ * or let be (Ignore). The last value of a repeated key is the one kept either way.
+ */
+export function reportDuplicateFields(
+  rt: ResourceType,
+  obj: Record<string, unknown>,
+  duplicates: readonly string[],
+  mode: FieldValidation,
+  ctx: RequestContext,
+): void {
+  if (duplicates.length === 0 || mode === "Ignore") return;
+  if (mode === "Warn") {
+    ctx.warnings.push(...duplicates);
+    return;
+  }
+  const unknown = pruneObject(structuredClone(obj), rt.schema).map((f) => `unknown field "${f}"`);
+  throw badRequest(
+    `${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${[...duplicates, ...unknown].join(", ")}`,
+  );
+}
+
+/** The value and schema at a validation error's path (`spec.containers[0].ports[1].containerPort`). */
+function atPath(obj: unknown, schema: Schema | undefined, path: string): { value: unknown; schema?: Schema } {
+  let value = obj;
+  let at = schema;
+  for (const seg of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
+    if (seg.startsWith("[")) {
+      value = Array.isArray(value) ? value[Number(seg.slice(1, -1))] : undefined;
+      at = at?.items;
+    } else {
+      value = isObject(value) ? value[seg] : undefined;
+      const extra = at?.additionalProperties;
+      at = at?.properties?.[seg] ?? (typeof extra === "object" ? extra : undefined);
+    }
+  }
+  return at ? { value, schema: at } : { value };
+}
+
+/** The Go type kube-apiserver would name for a schema (what `json: cannot unmarshal` reports). */
+function goType(schema: Schema | undefined): string {
+  if (schema?.["x-kubernetes-int-or-string"]) return "intstr.IntOrString";
+  switch (schema?.type) {
+    case "integer":
+      return schema.format === "int32" ? "int32" : "int64";
+    case "number":
+      return "float64";
+    case "boolean":
+      return "bool";
+    case "array":
+      return "[]";
+    case "object":
+      return "map or struct";
+    default:
+      return "string";
+  }
+}
+
+function goJsonKind(value: unknown): string {
+  if (typeof value === "number") return `number ${value}`;
+  if (Array.isArray(value)) return "array";
+  if (value === null) return "null";
+  return typeof value === "boolean" ? "bool" : typeof value;
+}
+
+/**
+ * A built-in kind's body must decode into its Go type, as kube-apiserver decodes it before
+ * anything else: a value of the wrong JSON type (a fraction or a string where an integer
+ * belongs, an integer past int32 in an int32 field) is a 400, not a validation error.
+ */
+export function checkDecodable(rt: ResourceType, obj: Record<string, unknown>): void {
+  if (!rt.builtin) return;
+  for (const e of validateObject(obj, rt.schema, { nulls: true })) {
+    const int32 = e.type === "FieldValueInvalid" && /must be of type int32$/.test(e.detail ?? "");
+    if (e.type !== "FieldValueTypeInvalid" && !int32) continue;
+    const { value, schema } = atPath(obj, rt.schema, e.field);
+    throw badRequest(
+      `${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: json: cannot unmarshal ${goJsonKind(value)} into Go struct field ${e.field} of type ${goType(schema)}`,
+    );
+  }
 }
 
 function fail(rt: ResourceType, obj: StoredObject, errors: FieldError[]): never {
@@ -195,6 +287,43 @@ async function checkNamespace(server: ServerContext, rt: ResourceType, obj: Stor
   }
 }
 
+/** ObjectMeta as Go decodes it, without managedFields (raw JSON to the decoder; the field manager judges them). */
+const { managedFields: _managedFields, ...metaProperties } = objectMetaSchema.properties ?? {};
+const DECODED_META: Schema = { ...objectMetaSchema, properties: metaProperties };
+
+/**
+ * `metadata` must have ObjectMeta's types, as kube-apiserver decodes it into ObjectMeta for
+ * every kind, custom resources included: `labels: {a: 1}` or `finalizers: "x"` are a 400, not
+ * stored for selectors and controllers to trip over. A null field is Go's zero value (dropped).
+ */
+function checkMetadataTypes(rt: ResourceType, obj: StoredObject): void {
+  const meta = obj.metadata as unknown as Record<string, unknown>;
+  for (const [k, v] of Object.entries(meta)) if (v === null) delete meta[k];
+  const errors: FieldError[] = [];
+  validateValue(meta, DECODED_META, "metadata", errors);
+  for (const e of errors) {
+    const dateTime = /must be of type date-time/.test(e.detail ?? "");
+    if (e.type !== "FieldValueTypeInvalid" && !dateTime) continue;
+    const { value, schema } = atPath({ metadata: meta }, { properties: { metadata: DECODED_META } }, e.field);
+    // In-process callers may leave a key undefined: JSON would drop it, so do we.
+    if (value === undefined) continue;
+    throw badRequest(
+      `${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: json: cannot unmarshal ${goJsonKind(value)} into Go struct field ObjectMeta.${e.field} of type ${dateTime ? "metav1.Time" : goType(schema)}`,
+    );
+  }
+}
+
+/**
+ * No object deeper than MAX_JSON_DEPTH is prepared or stored: request bodies are held to it
+ * when decoded, and this holds what patches build (a JSON patch can add a deep value at a
+ * deep path) before anything below walks the object recursively.
+ */
+function checkNesting(obj: unknown): void {
+  if (nestedDeeperThan(obj)) {
+    throw badRequest(`the object is nested too deeply: exceeded max depth of ${MAX_JSON_DEPTH}`);
+  }
+}
+
 const GENERATE_NAME_MAX = 63 - 5;
 
 export interface CreateOptions {
@@ -214,6 +343,8 @@ export async function prepareCreate(
   body: NewObject,
   opts: CreateOptions,
 ): Promise<StoredObject> {
+  checkNesting(body);
+  checkMetadataTypes(rt, body as StoredObject);
   // Stored from here on: uid is assigned below, and a name missing after generateName fails validation.
   const obj = body as StoredObject;
   const meta = obj.metadata;
@@ -274,6 +405,8 @@ export async function prepareUpdate(
   old: StoredObject,
   opts: UpdateOptions,
 ): Promise<StoredObject> {
+  checkNesting(incoming);
+  checkMetadataTypes(rt, incoming);
   pruneUnknown(rt, incoming, opts.fieldValidation, ctx);
   let obj: StoredObject;
   if (opts.subresource === "status") {

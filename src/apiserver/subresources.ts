@@ -18,6 +18,7 @@ import { updateApproval } from "./csr-approval.ts";
 import type { ApiHandler, ApiRequest, ApiResponse } from "./handler.ts";
 import { PATCH_TYPES } from "./negotiation.ts";
 import { podLogSubresource } from "./pod-log.ts";
+import { reportDuplicateFields } from "./prepare.ts";
 import type { ResourceRequest } from "./request-info.ts";
 import { type ResourceType, resourceRef } from "./resource-type.ts";
 import { tokenRequest } from "./token-request.ts";
@@ -66,7 +67,15 @@ function statusLike(
             ),
           );
         case "update": {
-          const body = decodeObjectBody(rt, req.headers["content-type"], req.body ?? Buffer.alloc(0));
+          const duplicates: string[] = [];
+          const body = decodeObjectBody(
+            rt,
+            req.headers["content-type"],
+            req.body ?? Buffer.alloc(0),
+            duplicates,
+          );
+          const opts = h.writeOptions(req.query, ctx);
+          reportDuplicateFields(rt, body, duplicates, opts.fieldValidation, ctx);
           const updated = await updateObject(
             h.server,
             ctx,
@@ -78,7 +87,7 @@ function statusLike(
               next: (cur) => take(structuredClone(body), cur),
               preconditionFromObject: true,
             },
-            h.writeOptions(req.query, ctx),
+            opts,
           );
           return ok(200, updated);
         }
@@ -261,7 +270,15 @@ const scale: SubresourceHandler = {
       case "get":
         return ok(200, scaleOf(rt, await getObject(h.server, rt, info.namespace, name)));
       case "update": {
-        const body = decodeObjectBody(scaleRt, req.headers["content-type"], req.body ?? Buffer.alloc(0));
+        const duplicates: string[] = [];
+        const body = decodeObjectBody(
+          scaleRt,
+          req.headers["content-type"],
+          req.body ?? Buffer.alloc(0),
+          duplicates,
+        );
+        // Scale has no schema of its own here (scaleRt carries the parent's): duplicates only.
+        reportDuplicateFields(scaleRt, {}, duplicates, opts.fieldValidation, ctx);
         const updated = await updateObject(
           h.server,
           ctx,

@@ -264,6 +264,18 @@ describe("applyJsonPatch", () => {
     expect(patch[0]?.value).toEqual({ a: 1 });
   });
 
+  it("limits what copy operations add in all, as evanphx/json-patch's AccumulatedCopySizeLimit", () => {
+    const doc = { a: ["x".repeat(49)] };
+    const copy = { op: "copy", from: "/a/0", path: "/a/-" };
+    // Each copy adds the 51 characters of the quoted string.
+    expect(applyJsonPatch(doc, [copy, copy], 102)).toEqual({ a: Array(3).fill("x".repeat(49)) });
+    expect(() => applyJsonPatch(doc, [copy, copy, copy], 102)).toThrow(
+      new JsonPatchApplyError(
+        "Unable to complete the copy, the accumulated size increase of copy is 153, exceeding the limit 102",
+      ),
+    );
+  });
+
   it("treats __proto__ as a plain member", () => {
     const result = applyJsonPatch({}, [
       { op: "add", path: "/__proto__", value: { polluted: true } },

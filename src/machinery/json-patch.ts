@@ -24,6 +24,14 @@ import { cloneJson, getMember, isJsonObject, type JsonObject, setMember } from "
 /** The API server refuses JSON patches with more operations than this (413). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
+/**
+ * How much `copy` operations may add to a document in all, in characters of JSON: kube-apiserver's
+ * `JSONPatchMaxCopyBytes` default (the request body limit). Without it, 10000 copies of a large
+ * value grow the document without bound from a small request (a 600 KB patch held the API
+ * server's event loop for minutes).
+ */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+
 export type JsonPatchOperation =
   | { op: "add" | "replace" | "test"; path: string; value: unknown }
   | { op: "remove"; path: string }
@@ -108,16 +116,27 @@ function decodeOperation(raw: unknown, index: number): JsonPatchOperation {
  * Throws {@link JsonPatchDecodeError}, {@link JsonPatchTooLargeError} or
  * {@link JsonPatchApplyError}.
  */
-export function applyJsonPatch(document: unknown, patch: unknown): unknown {
+export function applyJsonPatch(
+  document: unknown,
+  patch: unknown,
+  maxCopyBytes = MAX_JSON_PATCH_COPY_BYTES,
+): unknown {
   const operations = decodeJsonPatch(patch);
   let doc = cloneJson(document);
-  for (const operation of operations) doc = applyOperation(doc, operation);
+  const copies = { bytes: 0, limit: maxCopyBytes };
+  for (const operation of operations) doc = applyOperation(doc, operation, copies);
   return doc;
+}
+
+/** The running total of what `copy` operations added, against its limit. */
+interface CopyBudget {
+  bytes: number;
+  limit: number;
 }
 
 type Container = JsonObject | unknown[];
 
-function applyOperation(doc: unknown, operation: JsonPatchOperation): unknown {
+function applyOperation(doc: unknown, operation: JsonPatchOperation, copies: CopyBudget): unknown {
   switch (operation.op) {
     case "add":
       return add(doc, operation.path, operation.value);
@@ -128,7 +147,7 @@ function applyOperation(doc: unknown, operation: JsonPatchOperation): unknown {
     case "move":
       return move(doc, operation.from, operation.path);
     case "copy":
-      return copy(doc, operation.from, operation.path);
+      return copy(doc, operation.from, operation.path, copies);
     case "test":
       return test(doc, operation.path, operation.value);
   }
@@ -197,7 +216,7 @@ function move(doc: unknown, from: string, path: string): unknown {
   return doc;
 }
 
-function copy(doc: unknown, from: string, path: string): unknown {
+function copy(doc: unknown, from: string, path: string, copies: CopyBudget): unknown {
   const source = locate(doc, from);
   if (!source) {
     throw new JsonPatchApplyError(
@@ -209,6 +228,13 @@ function copy(doc: unknown, from: string, path: string): unknown {
   if (!target) {
     throw new JsonPatchApplyError(
       `copy operation does not apply: doc is missing destination path: ${path}${MISSING}`,
+    );
+  }
+  // Measured before copying, as evanphx/json-patch does (its message, too).
+  copies.bytes += JSON.stringify(value ?? null).length;
+  if (copies.bytes > copies.limit) {
+    throw new JsonPatchApplyError(
+      `Unable to complete the copy, the accumulated size increase of copy is ${copies.bytes}, exceeding the limit ${copies.limit}`,
     );
   }
   insert(target, cloneJson(value ?? null), (err) => `error while adding value during copy: ${err}`);

@@ -185,10 +185,11 @@ function mergeObject(
     const current = getMember(result, key);
     if (current === undefined) continue;
     if (!Array.isArray(current)) throw new StrategicMergePatchError("invalid patch format of primitive list");
+    const drop = new Set(values.filter((v) => v === null || typeof v !== "object"));
     setMember(
       result,
       key,
-      current.filter((item) => !values.some((v) => sameScalar(v, item))),
+      current.filter((item) => !((item === null || typeof item !== "object") && drop.has(item))),
     );
   }
   return result;
@@ -320,11 +321,27 @@ function sameScalar(a: unknown, b: unknown): boolean {
   return a === b && (a === null || typeof a !== "object");
 }
 
-/** Position of the element with the same identity as `item` in `list`, or -1. */
-function indexById(list: readonly unknown[], item: unknown, ident: Identity): number {
+/** Identities are scalars (a merge key's value, or the element itself); anything else matches nothing. */
+function scalarId(item: unknown, ident: Identity): unknown {
   const id = ident.id(item);
-  if (id === undefined) return -1;
-  return list.findIndex((other) => sameScalar(ident.id(other), id));
+  return id === undefined || (id !== null && typeof id === "object") ? undefined : id;
+}
+
+/**
+ * Position of each element's identity in `list` (the first, as a search from the start finds
+ * it), or -1. Built once per list: searching per element made long lists quadratic, and a
+ * 20000-element `$setElementOrder` held the event loop for minutes.
+ */
+function positionsById(list: readonly unknown[], ident: Identity): (item: unknown) => number {
+  const at = new Map<unknown, number>();
+  list.forEach((other, i) => {
+    const id = scalarId(other, ident);
+    if (id !== undefined && !at.has(id)) at.set(id, i);
+  });
+  return (item) => {
+    const id = scalarId(item, ident);
+    return id === undefined ? -1 : (at.get(id) ?? -1);
+  };
 }
 
 function requireMergeKey(item: unknown, ident: Identity): void {
@@ -358,8 +375,15 @@ function mergeList(
   if (replace) return materializeList(elements, schema, path);
 
   const merged = [...live];
+  // Where each identity sits in `merged`, kept as elements are appended (a merge keeps the key).
+  const index = new Map<unknown, number>();
+  merged.forEach((item, i) => {
+    const id = scalarId(item, ident);
+    if (id !== undefined && !index.has(id)) index.set(id, i);
+  });
   for (const element of elements) {
-    const at = indexById(merged, element, ident);
+    const id = scalarId(element, ident);
+    const at = id === undefined ? -1 : (index.get(id) ?? -1);
     if (at >= 0) {
       const target = merged[at];
       if (!isJsonObject(target)) throw new StrategicMergePatchError(`value for key ${at} is not a map`);
@@ -367,7 +391,11 @@ function mergeList(
       merged[at] = value === ABSENT ? {} : value;
     } else {
       const value = mergeObject(undefined, element, items, path);
-      if (value !== ABSENT) merged.push(value);
+      if (value !== ABSENT) {
+        merged.push(value);
+        const added = scalarId(value, ident);
+        if (added !== undefined && !index.has(added)) index.set(added, merged.length - 1);
+      }
     }
   }
   return orderLikeApimachinery(merged, elements, live, ident);
@@ -382,7 +410,7 @@ function splitPatchList(
   original: unknown[],
   ident: Identity,
 ): { elements: JsonObject[]; live: unknown[]; replace: boolean } {
-  let live = original;
+  const deleted = new Set<unknown>();
   const elements: JsonObject[] = [];
   let replace = false;
   for (const element of patch) {
@@ -392,8 +420,8 @@ function splitPatchList(
       elements.push(element);
     } else if (directive === "delete") {
       requireMergeKey(element, ident);
-      const id = ident.id(element);
-      live = live.filter((item) => !sameScalar(ident.id(item), id));
+      const id = scalarId(element, ident);
+      if (id !== undefined) deleted.add(id);
     } else if (directive === "replace") {
       replace = true;
     } else if (directive === "merge") {
@@ -404,13 +432,18 @@ function splitPatchList(
       );
     }
   }
+  const live = deleted.size === 0 ? original : original.filter((item) => !deleted.has(scalarId(item, ident)));
   return { elements, live, replace };
 }
 
 function mergeScalarList(original: unknown[], patch: unknown[]): unknown[] {
   const union: unknown[] = [];
+  const seen = new Set<unknown>();
   for (const item of [...original, ...patch]) {
-    if (!union.some((seen) => sameScalar(seen, item))) union.push(item);
+    if (!seen.has(item)) {
+      seen.add(item);
+      union.push(item);
+    }
   }
   return orderLikeApimachinery(union, patch, original, identity("", false));
 }
@@ -478,20 +511,20 @@ function orderLikeApimachinery(
   live: readonly unknown[],
   ident: Identity,
 ): unknown[] {
+  const inWanted = positionsById(wanted, ident);
+  const inLive = positionsById(live, ident);
   const chosen: unknown[] = [];
   const rest: unknown[] = [];
-  for (const item of merged) (indexById(wanted, item, ident) >= 0 ? chosen : rest).push(item);
-  const byPosition = (list: readonly unknown[]) => (a: unknown, b: unknown) =>
-    indexById(list, a, ident) - indexById(list, b, ident);
-  chosen.sort(byPosition(wanted));
-  rest.sort(byPosition(live));
+  for (const item of merged) (inWanted(item) >= 0 ? chosen : rest).push(item);
+  chosen.sort((a, b) => inWanted(a) - inWanted(b));
+  rest.sort((a, b) => inLive(a) - inLive(b));
 
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
   while (i < rest.length && j < chosen.length) {
-    const restAt = indexById(live, rest[i], ident);
-    const chosenAt = indexById(live, chosen[j], ident);
+    const restAt = inLive(rest[i]);
+    const chosenAt = inLive(chosen[j]);
     if (restAt >= 0 && chosenAt >= 0 && restAt < chosenAt) out.push(rest[i++]);
     else out.push(chosen[j++]);
   }

@@ -43,12 +43,11 @@ export function validateDeleteOptions(opts: DeleteOptions): void {
   if (p !== undefined && opts.orphanDependents !== undefined) {
     throw badRequest("orphanDependents and propagationPolicy cannot both be set");
   }
-  if (
-    opts.gracePeriodSeconds !== undefined &&
-    (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)
-  ) {
-    throw badRequest("gracePeriodSeconds: Invalid value: must be a non-negative integer");
+  if (opts.gracePeriodSeconds !== undefined && !Number.isSafeInteger(opts.gracePeriodSeconds)) {
+    throw badRequest("gracePeriodSeconds: Invalid value: must be an integer");
   }
+  // As kube-apiserver (since 1.27): a negative grace period is taken as 1 second, not refused.
+  if (opts.gracePeriodSeconds !== undefined && opts.gracePeriodSeconds < 0) opts.gracePeriodSeconds = 1;
   for (const d of opts.dryRun ?? [])
     if (d !== "All")
       throw badRequest(`dryRun: Unsupported value: ${JSON.stringify(d)}: supported values: "All"`);

@@ -14,12 +14,12 @@ import {
 } from "../../machinery/json-patch.ts";
 import { applyMergePatch } from "../../machinery/merge-patch.ts";
 import { applyStrategicMergePatch } from "../../machinery/strategic-merge-patch.ts";
-import { parseDocument } from "../codec.ts";
+import { bodyText, parseDocument } from "../codec.ts";
 import type { RequestContext, ServerContext } from "../context.ts";
 import type { ApiHandler, ApiRequest } from "../handler.ts";
 import { mediaTypeOf, PATCH_TYPES } from "../negotiation.ts";
 import { applyConfig } from "../ownership.ts";
-import { checkTypeMeta } from "../prepare.ts";
+import { checkTypeMeta, reportDuplicateFields } from "../prepare.ts";
 import { parseQueryBool, type ResourceRequest } from "../request-info.ts";
 import type { ResourceType } from "../resource-type.ts";
 import { createObject, updateObject, type WriteOptions } from "./write.ts";
@@ -68,6 +68,16 @@ export function applyPatchDocument(
     throw patchError(rt, current, e);
   }
   if (!isObject(result)) throw badRequest("the patched object is not a JSON object");
+  // As kube-apiserver's checkName: a patch may not rename the object, nor drop its name (a
+  // `metadata: null` merge patch or a `remove /metadata` JSON patch would otherwise reach the
+  // update pipeline without metadata).
+  const meta = result.metadata;
+  const name = isObject(meta) && typeof meta.name === "string" ? meta.name : "";
+  if (name !== current.metadata.name) {
+    throw badRequest(
+      `the name of the object (${name}) does not match the name on the URL (${current.metadata.name ?? ""})`,
+    );
+  }
   return result as StoredObject;
 }
 
@@ -94,9 +104,18 @@ export async function patchObject(
   const type = patchTypeOf(rt, req.headers["content-type"]);
   const q = req.query;
   const force = q.get("force");
-  const text = (req.body ?? Buffer.alloc(0)).toString("utf8");
+  const text = bodyText(req.body ?? Buffer.alloc(0), type === "apply" ? "yaml" : "json");
   if (text.trim() === "") throw badRequest("the patch document is empty");
-  const document = parseDocument(text, type === "apply" ? "yaml" : "json");
+  const duplicates: string[] = [];
+  const document = parseDocument(text, type === "apply" ? "yaml" : "json", duplicates);
+  const options = h.writeOptions(q, ctx);
+  reportDuplicateFields(
+    rt,
+    isObject(document) ? document : {},
+    type === "json" ? duplicates.map((d) => `json patch ${d}`) : duplicates,
+    options.fieldValidation,
+    ctx,
+  );
   return patchWith(h.server, ctx, rt, {
     namespace: info.namespace,
     name: info.name!,
@@ -104,7 +123,7 @@ export async function patchObject(
     type,
     document,
     force: force === null ? undefined : parseQueryBool(force),
-    options: h.writeOptions(q, ctx),
+    options,
     explicitFieldManager: q.get("fieldManager") !== null && q.get("fieldManager") !== "",
   });
 }
