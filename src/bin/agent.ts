@@ -23,6 +23,8 @@ import {
 export interface AgentOptions {
   /** The control plane (`--karmada-kubeconfig`). */
   karmada: Client;
+  /** The control plane again, on its own connection, for the leader Lease (default: `karmada`). */
+  leaderElectionClient?: Client;
   /** The member (`--kubeconfig`): a client for registration and the settings the controllers connect with. */
   member: MemberAccess & { settings: ClusterConnection };
   register: Omit<RegisterOptions, "syncMode" | "reregister" | "dryRun">;
@@ -57,6 +59,7 @@ export async function startAgent(opts: AgentOptions): Promise<ElectedControllerM
     ...(opts.options ? { options: opts.options } : {}),
     leaderElection: { ...opts.leaderElection, name: agentLeaseName(name) },
     registry: agentControllers(name),
+    ...(opts.leaderElectionClient ? { leaderElectionClient: opts.leaderElectionClient } : {}),
     members: () =>
       ownMemberConnections(
         name,

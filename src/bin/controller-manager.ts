@@ -32,6 +32,12 @@ export const DEFAULT_LEADER_ELECTION: LeaderElectionFlags = {
 
 export interface ElectedControllerManagerOptions {
   client: Client;
+  /**
+   * The client that renews the Lease (default: `client`). As upstream's components, a process
+   * gives it its own connection and concurrency: behind a backlog of controller requests a
+   * renewal would miss its deadline and the process would exit.
+   */
+  leaderElectionClient?: Client;
   log: Logger;
   controllers: string[];
   options?: Partial<ControllerOptions>;
@@ -56,7 +62,7 @@ export function startElectedControllerManager(
 ): ElectedControllerManager {
   let manager: RunningControllerManager | undefined;
   const elected = runElected({
-    client: opts.client,
+    client: opts.leaderElectionClient ?? opts.client,
     log: opts.log,
     leaderElection: opts.leaderElection,
     ...(opts.onLost ? { onLost: opts.onLost } : {}),

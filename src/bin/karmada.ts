@@ -360,6 +360,20 @@ async function kubeconfigClient(
   }
 }
 
+/**
+ * The client that renews a component's leader Lease: its own connection and concurrency, as
+ * upstream's components build a separate "leader-election" client, so that a backlog of
+ * controller requests (a restart's resync, a slow API server) cannot hold a renewal past its
+ * deadline and make the process exit.
+ */
+function leaderElectionClientFor(conn: ClusterConnection, component: string, metrics: Registry): HttpClient {
+  return httpClientFor(conn, {
+    userAgent: `karmada-${component}/leader-election`,
+    maxConcurrent: 2,
+    metrics,
+  });
+}
+
 /** The Lease the flags describe; the controller manager's name unless the caller gives its own. */
 function leaderElectionFrom(flags: Partial<LeaderElectionOptions>): LeaderElectionFlags {
   return { ...DEFAULT_LEADER_ELECTION, ...pickValues(flags, LEADER_ELECTION_OPTIONS) };
@@ -398,17 +412,19 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
   checkControllers("controller-manager", names, Object.keys(controllers));
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   const metrics = createMetricsRegistry();
-  const { client } = await kubeconfigClient(
+  const { client, conn } = await kubeconfigClient(
     "controller-manager",
     "--kubeconfig",
     path,
     flags.context,
     metrics,
   );
+  const leaderElectionClient = leaderElectionClientFor(conn, "controller-manager", metrics);
   let manager: ReturnType<typeof startElectedControllerManager>;
   try {
     manager = startElectedControllerManager({
       client,
+      leaderElectionClient,
       log,
       controllers: [...names],
       options: { ...pickValues(flags, CONTROLLER_OPTIONS), features },
@@ -431,6 +447,7 @@ async function runControllerManagerCommand(flags: ControllerManagerFlags): Promi
       await manager.stop();
       for (const stop of health) await stop();
       client.close();
+      leaderElectionClient.close();
     },
     log,
     flags,
@@ -477,11 +494,13 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
   const schedule = scheduleOptionsFrom(flags);
   const path = flags.kubeconfig ?? defaultKubeconfigPath(process.env);
   const metrics = createMetricsRegistry();
-  const { client } = await kubeconfigClient("scheduler", "--kubeconfig", path, flags.context, metrics);
+  const { client, conn } = await kubeconfigClient("scheduler", "--kubeconfig", path, flags.context, metrics);
+  const leaderElectionClient = leaderElectionClientFor(conn, "scheduler", metrics);
   let scheduler: ReturnType<typeof startElectedControllerManager>;
   try {
     scheduler = startElectedControllerManager({
       client,
+      leaderElectionClient,
       log,
       controllers: ["*"],
       registry: schedulerControllers,
@@ -504,6 +523,7 @@ async function runSchedulerCommand(flags: SchedulerFlags): Promise<void> {
       await scheduler.stop();
       for (const stop of health) await stop();
       client.close();
+      leaderElectionClient.close();
     },
     log,
     flags,
@@ -653,10 +673,12 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
   }
   const rotating = rotatableConnection(karmadaConn);
   const karmada = httpClientFor(rotating.conn, { userAgent: "karmada-agent", metrics });
+  const leaderElectionClient = leaderElectionClientFor(rotating.conn, "agent", metrics);
   let agent: Awaited<ReturnType<typeof startAgent>>;
   try {
     agent = await startAgent({
       karmada,
+      leaderElectionClient,
       member: {
         client: memberClient,
         server: memberConn.server,
@@ -701,6 +723,7 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
       await agent.stop();
       for (const stop of health) await stop();
       karmada.close();
+      leaderElectionClient.close();
       memberClient.close();
     },
     log,
