@@ -15,9 +15,8 @@ import type { HttpClient } from "../src/client/http.ts";
 import { httpClientFor } from "../src/client/kubeconfig.ts";
 import { ApiError } from "../src/machinery/errors.ts";
 import { createClusterPki } from "../src/pki/cluster-pki.ts";
-import { issueCertificate } from "../src/pki/x509.ts";
-import { type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
-import type { Backend } from "./fleet.ts";
+import type { LocalEtcd } from "../src/storage/etcd/local-etcd.ts";
+import { type Backend, startStorage } from "./fleet.ts";
 import { Component, freePort } from "./process.ts";
 import { mulberry32 } from "./random.ts";
 import type { TrialOptions, TrialRow } from "./types.ts";
@@ -66,42 +65,8 @@ async function startServer(backend: Backend): Promise<Server> {
     "apiserver.key": pki.serving.keyPem,
     "sa.key": pki.serviceAccountKeyPem,
   };
-  let etcd: LocalEtcd | undefined;
-  let storage = [`--storage=sqlite://${file("karmada.db")}`];
-  if (backend === "etcd") {
-    const etcdPki = await createClusterPki({ caName: "etcd-ca" });
-    const serving = await issueCertificate(etcdPki.ca, {
-      commonName: "etcd",
-      hosts: ["127.0.0.1", "localhost"],
-      usage: "server+client",
-      notAfter: new Date(Date.now() + 86_400_000),
-    });
-    Object.assign(files, {
-      "etcd-ca.crt": etcdPki.ca.certPem,
-      "etcd-server.crt": serving.certPem,
-      "etcd-server.key": serving.keyPem,
-      "etcd-client.crt": etcdPki.admin.certPem,
-      "etcd-client.key": etcdPki.admin.keyPem,
-    });
-  }
   for (const [name, content] of Object.entries(files)) await writeFile(file(name), content, { mode: 0o600 });
-  if (backend === "etcd") {
-    etcd = await startLocalEtcd({
-      tls: {
-        caFile: file("etcd-ca.crt"),
-        certFile: file("etcd-server.crt"),
-        keyFile: file("etcd-server.key"),
-        clientCertFile: file("etcd-client.crt"),
-        clientKeyFile: file("etcd-client.key"),
-      },
-    });
-    storage = [
-      `--etcd-servers=https://${etcd.endpoint}`,
-      `--etcd-cafile=${file("etcd-ca.crt")}`,
-      `--etcd-certfile=${file("etcd-client.crt")}`,
-      `--etcd-keyfile=${file("etcd-client.key")}`,
-    ];
-  }
+  const { flags: storage, etcd } = await startStorage(backend, file);
   const port = await freePort();
   const apiserver = new Component(
     "apiserver",

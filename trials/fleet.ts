@@ -80,6 +80,50 @@ export async function waitFor(check: () => Promise<boolean>, what: string, ms: n
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
 }
 
+/**
+ * Where an API server of the trials stores: a SQLite file, or a local etcd serving TLS with
+ * client certificates (its CA, serving and client files written beside the others).
+ */
+export async function startStorage(
+  backend: Backend,
+  file: (name: string) => string,
+): Promise<{ flags: string[]; etcd?: LocalEtcd }> {
+  if (backend === "sqlite") return { flags: [`--storage=sqlite://${file("karmada.db")}`] };
+  const etcdPki = await createClusterPki({ caName: "etcd-ca" });
+  const serving = await issueCertificate(etcdPki.ca, {
+    commonName: "etcd",
+    hosts: ["127.0.0.1", "localhost"],
+    usage: "server+client",
+    notAfter: new Date(Date.now() + 86_400_000),
+  });
+  const files: Record<string, string> = {
+    "etcd-ca.crt": etcdPki.ca.certPem,
+    "etcd-server.crt": serving.certPem,
+    "etcd-server.key": serving.keyPem,
+    "etcd-client.crt": etcdPki.admin.certPem,
+    "etcd-client.key": etcdPki.admin.keyPem,
+  };
+  for (const [name, content] of Object.entries(files)) await writeFile(file(name), content, { mode: 0o600 });
+  const etcd = await startLocalEtcd({
+    tls: {
+      caFile: file("etcd-ca.crt"),
+      certFile: file("etcd-server.crt"),
+      keyFile: file("etcd-server.key"),
+      clientCertFile: file("etcd-client.crt"),
+      clientKeyFile: file("etcd-client.key"),
+    },
+  });
+  return {
+    flags: [
+      `--etcd-servers=https://${etcd.endpoint}`,
+      `--etcd-cafile=${file("etcd-ca.crt")}`,
+      `--etcd-certfile=${file("etcd-client.crt")}`,
+      `--etcd-keyfile=${file("etcd-client.key")}`,
+    ],
+    etcd,
+  };
+}
+
 /** Every member cluster Ready in the control plane. */
 export async function clustersReady(admin: HttpClient): Promise<boolean> {
   const list = await admin.list(RESOURCES.clusters, undefined);
@@ -110,44 +154,11 @@ export async function startFleet(backend: Backend, log: (line: string) => void):
       "apiserver.key": pki.serving.keyPem,
       "sa.key": pki.serviceAccountKeyPem,
     };
-    let storage: string[];
-    if (backend === "etcd") {
-      const etcdPki = await createClusterPki({ caName: "etcd-ca" });
-      const serving = await issueCertificate(etcdPki.ca, {
-        commonName: "etcd",
-        hosts: ["127.0.0.1", "localhost"],
-        usage: "server+client",
-        notAfter: new Date(Date.now() + 86_400_000),
-      });
-      Object.assign(files, {
-        "etcd-ca.crt": etcdPki.ca.certPem,
-        "etcd-server.crt": serving.certPem,
-        "etcd-server.key": serving.keyPem,
-        "etcd-client.crt": etcdPki.admin.certPem,
-        "etcd-client.key": etcdPki.admin.keyPem,
-      });
-      for (const [name, content] of Object.entries(files))
-        await writeFile(file(name), content, { mode: 0o600 });
-      etcd = await startLocalEtcd({
-        tls: {
-          caFile: file("etcd-ca.crt"),
-          certFile: file("etcd-server.crt"),
-          keyFile: file("etcd-server.key"),
-          clientCertFile: file("etcd-client.crt"),
-          clientKeyFile: file("etcd-client.key"),
-        },
-      });
-      storage = [
-        `--etcd-servers=https://${etcd.endpoint}`,
-        `--etcd-cafile=${file("etcd-ca.crt")}`,
-        `--etcd-certfile=${file("etcd-client.crt")}`,
-        `--etcd-keyfile=${file("etcd-client.key")}`,
-      ];
-    } else {
-      for (const [name, content] of Object.entries(files))
-        await writeFile(file(name), content, { mode: 0o600 });
-      storage = [`--storage=sqlite://${file("karmada.db")}`];
-    }
+    for (const [name, content] of Object.entries(files))
+      await writeFile(file(name), content, { mode: 0o600 });
+    const store = await startStorage(backend, file);
+    etcd = store.etcd;
+    const storage = store.flags;
 
     const port = await freePort();
     const url = `https://127.0.0.1:${port}`;
