@@ -61,13 +61,13 @@ export async function startAgent(opts: AgentOptions): Promise<ElectedControllerM
     registry: agentControllers(name),
     ...(opts.leaderElectionClient ? { leaderElectionClient: opts.leaderElectionClient } : {}),
     members: () =>
-      ownMemberConnections(
-        name,
+      ownMemberConnections(name, (onRecovered) =>
         openMemberConnection(opts.member.settings, {
           maxConcurrent: 16,
           timeoutMs: 10_000,
           userAgent: "karmada-agent",
           metrics: opts.metrics,
+          onRecovered,
         }),
       ),
     ...(opts.onLost ? { onLost: opts.onLost } : {}),

@@ -122,6 +122,12 @@ export interface Client {
   ): Promise<StoredObject | undefined>;
   /** The resource serving a kind (discovery), e.g. `apps/v1 Deployment` → deployments. */
   resourceFor(apiVersion: string, kind: string): Promise<ResourceRef>;
+  /**
+   * Calls `listener` each time the server answers again after requests failed to reach it
+   * (clients over a network only; an in-process client is never unreachable). Returns the
+   * unsubscribe function.
+   */
+  onRecovered?(listener: () => void): () => void;
 }
 
 /** Well-known resources, so callers need no discovery for the built-ins they use most. */

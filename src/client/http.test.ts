@@ -27,7 +27,14 @@ import type { StoredObject } from "../api/meta.ts";
 import { SYSTEM_ADMIN } from "../apiserver/context.ts";
 import { ApiError, isNotFound, unauthorized } from "../machinery/errors.ts";
 import { RESOURCES } from "./client.ts";
-import { HttpClient, isTransportError, retryAfterSeconds, retryDelayMs, TransportError } from "./http.ts";
+import {
+  HttpClient,
+  isTransportError,
+  Reachability,
+  retryAfterSeconds,
+  retryDelayMs,
+  TransportError,
+} from "./http.ts";
 import {
   httpClientFor,
   httpClientFromKubeconfig,
@@ -920,5 +927,52 @@ describe("http client: backing off when told to come back later", () => {
     expect(opened).toBe(2);
     client.close();
     await server.close();
+  });
+});
+
+describe("reachability", () => {
+  it("tells its listeners once per recovery, on the first answer that is not a 5xx or 429", () => {
+    const r = new Reachability();
+    let recovered = 0;
+    const unsubscribe = r.onRecovered(() => recovered++);
+    r.answered(200); // never unreachable: nothing to tell
+    r.failed();
+    r.failed();
+    r.answered(503); // a server starting up
+    r.answered(429); // or overloaded
+    expect(recovered).toBe(0);
+    r.answered(404); // an answer all the same
+    r.answered(200);
+    expect(recovered).toBe(1);
+    unsubscribe();
+    r.failed();
+    r.answered(200);
+    expect(recovered).toBe(1);
+  });
+
+  it("is shared by the clients of one server: a probe's answer ends the failures the main client met", async () => {
+    const server = http.createServer((_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    // A port nothing listens on: the main client fails to connect.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const reachability = new Reachability();
+    const main = new HttpClient({ server: `http://127.0.0.1:${deadPort}`, reachability });
+    const probe = new HttpClient({ server: `http://127.0.0.1:${port}`, reachability });
+    let recovered = 0;
+    main.onRecovered(() => recovered++);
+    try {
+      await expect(main.getRaw("/readyz")).rejects.toBeInstanceOf(TransportError);
+      expect(recovered).toBe(0);
+      await probe.getRaw("/readyz");
+      expect(recovered).toBe(1);
+    } finally {
+      main.close();
+      probe.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

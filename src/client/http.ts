@@ -94,9 +94,36 @@ export interface HttpClientOptions extends ClusterConnection {
   maxRetries?: number;
   /** In [0, 1): the jitter added to each Retry-After wait (default Math.random). */
   random?: () => number;
+  /** Shared by the clients of one server, so that one's answer ends another's failures (default: its own). */
+  reachability?: Reachability;
 }
 
 export const DEFAULT_MAX_CONCURRENT = 32;
+
+/**
+ * Whether a server could be reached, as its clients found: a request that got no answer marks
+ * it unreachable; the next answer (not a 5xx or 429 of a server starting or overloaded)
+ * marks it reachable again and tells the listeners, who retry what failed meanwhile.
+ */
+export class Reachability {
+  #unreachable = false;
+  #listeners = new Set<() => void>();
+
+  failed(): void {
+    this.#unreachable = true;
+  }
+
+  answered(status: number): void {
+    if (!this.#unreachable || status >= 500 || status === 429) return;
+    this.#unreachable = false;
+    for (const l of [...this.#listeners]) l();
+  }
+
+  onRecovered(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** client-go's bound on the retries of one request. */
 export const DEFAULT_MAX_RETRIES = 10;
@@ -336,6 +363,7 @@ export class HttpClient implements Client {
   #metrics: RestClientMetrics | undefined;
   #maxRetries: number;
   #random: () => number;
+  #reachability: Reachability;
 
   constructor(opts: HttpClientOptions) {
     this.#base = new URL(opts.server);
@@ -350,6 +378,7 @@ export class HttpClient implements Client {
     this.#limiter = new Limiter(Math.max(1, opts.maxConcurrent ?? DEFAULT_MAX_CONCURRENT));
     this.#maxRetries = Math.max(0, opts.maxRetries ?? DEFAULT_MAX_RETRIES);
     this.#random = opts.random ?? Math.random;
+    this.#reachability = opts.reachability ?? new Reachability();
     if (opts.metrics) this.#metrics = restClientMetrics(opts.metrics, this.#base.host);
     this.#credentials = opts.credentials;
     this.#static = {};
@@ -386,6 +415,10 @@ export class HttpClient implements Client {
   close(): void {
     for (const stop of [...this.#watches]) stop();
     this.#agent.destroy();
+  }
+
+  onRecovered(listener: () => void): () => void {
+    return this.#reachability.onRecovered(listener);
   }
 
   // --- requests -------------------------------------------------------------------------
@@ -517,8 +550,10 @@ export class HttpClient implements Client {
           const e = err as { reused?: boolean; code?: string };
           const stale = e.reused === true && (e.code === "ECONNRESET" || e.code === "EPIPE");
           if (stale && spec.method === "GET" && attempt === 0) continue;
+          this.#reachability.failed();
           throw new TransportError(what, err);
         }
+        this.#reachability.answered(res.status);
         if (res.status === 401 && this.#credentials?.invalidate) {
           this.#credentials.invalidate();
           if (!refreshed) {
@@ -816,6 +851,7 @@ export class HttpClient implements Client {
         // As client-go: a watch counts once, when its response headers arrive.
         answered = true;
         this.#metrics?.request("GET", response.statusCode, (performance.now() - sent) / 1000);
+        this.#reachability.answered(response.statusCode ?? 0);
         if (response.statusCode !== 200) {
           if (response.statusCode === 401) this.#credentials?.invalidate?.();
           const chunks: Buffer[] = [];
@@ -896,6 +932,7 @@ export class HttpClient implements Client {
         response.on("error", (err) => finish(new TransportError(what, err)));
         response.on("close", () => {
           if (!response.complete) {
+            if (!stopped) this.#reachability.failed();
             finish(new TransportError(what, new Error("connection closed in the middle of the watch")));
           }
         });
@@ -908,6 +945,7 @@ export class HttpClient implements Client {
         clearTimeout(timer);
         release();
         if (!answered) this.#metrics?.request("GET", undefined, (performance.now() - sent) / 1000);
+        if (!stopped) this.#reachability.failed();
         finish(new TransportError(what, err));
       });
       r.on("close", () => {

@@ -6,7 +6,7 @@
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
 import { type Client, RESOURCES } from "../client/client.ts";
-import type { ClusterConnection, HttpClient } from "../client/http.ts";
+import { type ClusterConnection, type HttpClient, Reachability } from "../client/http.ts";
 import { httpClientFor } from "../client/kubeconfig.ts";
 import type { Registry } from "../metrics/registry.ts";
 
@@ -24,6 +24,11 @@ export interface MemberConnections {
   /** A connection built from the Cluster's endpoint and credentials secret (cached until they change). */
   connect(cluster: StoredObject): Promise<MemberConnection>;
   forget(clusterName: string): void;
+  /**
+   * Calls `listener` with a member's name each time it answers again after requests failed to
+   * reach it. Returns the unsubscribe function.
+   */
+  onRecovered?(listener: (clusterName: string) => void): () => void;
 }
 
 /** A Secret's `data` value as text (undefined when absent or empty). */
@@ -51,6 +56,8 @@ export interface MemberTuning {
   timeoutMs: number;
   userAgent: string;
   metrics?: Registry | undefined;
+  /** Called when the member answers again after requests failed to reach it. */
+  onRecovered?: () => void;
 }
 
 /** One member's connection; `close()` frees its sockets. */
@@ -60,19 +67,19 @@ export function openMemberConnection(
 ): MemberConnection & { close(): void } {
   const { maxConcurrent, userAgent } = tuning;
   const metrics = tuning.metrics ? { metrics: tuning.metrics } : {};
-  const client = httpClientFor(settings, {
-    maxConcurrent,
-    timeoutMs: tuning.timeoutMs,
-    userAgent,
-    ...metrics,
-  });
+  // One member, several clients: a probe's answer ends the failures the main client met.
+  const reachability = new Reachability();
+  const unsubscribe = tuning.onRecovered ? reachability.onRecovered(tuning.onRecovered) : () => {};
+  const open = (timeoutMs: number): HttpClient =>
+    httpClientFor(settings, { maxConcurrent, timeoutMs, userAgent, reachability, ...metrics });
+  const client = open(tuning.timeoutMs);
   // A request with its own time limit (health probes, discovery) goes through a client with
   // that timeout, so an unanswered request is abandoned, and its slot freed, on time.
   const limited = new Map<number, HttpClient>();
   const withTimeout = (timeoutMs: number): HttpClient => {
     let c = limited.get(timeoutMs);
     if (!c) {
-      c = httpClientFor(settings, { maxConcurrent, timeoutMs, userAgent, ...metrics });
+      c = open(timeoutMs);
       limited.set(timeoutMs, c);
     }
     return c;
@@ -82,6 +89,7 @@ export function openMemberConnection(
     getRaw: (path, timeoutMs) =>
       timeoutMs === undefined ? client.getRaw(path) : withTimeout(timeoutMs).getRaw(path),
     close() {
+      unsubscribe();
       client.close();
       for (const c of limited.values()) c.close();
     },
@@ -94,8 +102,12 @@ export function openMemberConnection(
  */
 export function ownMemberConnections(
   clusterName: string,
-  conn: MemberConnection & { close(): void },
+  open: (onRecovered: () => void) => MemberConnection & { close(): void },
 ): MemberConnections & { close(): void } {
+  const listeners = new Set<(clusterName: string) => void>();
+  const conn = open(() => {
+    for (const l of [...listeners]) l(clusterName);
+  });
   return {
     async connect(cluster) {
       if (cluster.metadata.name !== clusterName) {
@@ -104,12 +116,17 @@ export function ownMemberConnections(
       return conn;
     },
     forget() {},
+    onRecovered(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     close: () => conn.close(),
   };
 }
 
 export function memberConnections(opts: MemberConnectionOptions): MemberConnections & { close(): void } {
   const cache = new Map<string, Cached>();
+  const listeners = new Set<(clusterName: string) => void>();
   const tuning = {
     maxConcurrent: opts.maxConcurrent ?? 16,
     timeoutMs: opts.timeoutMs ?? 10_000,
@@ -147,7 +164,13 @@ export function memberConnections(opts: MemberConnectionOptions): MemberConnecti
           ...(spec.insecureSkipTLSVerification === true ? { insecureSkipTLSVerify: true } : {}),
           ...(typeof spec.proxyURL === "string" && spec.proxyURL ? { proxyUrl: spec.proxyURL } : {}),
         },
-        { ...tuning, userAgent: "karmada-controller-manager" },
+        {
+          ...tuning,
+          userAgent: "karmada-controller-manager",
+          onRecovered: () => {
+            for (const l of [...listeners]) l(name);
+          },
+        },
       );
       const conn: MemberConnection = { client: opened.client, getRaw: opened.getRaw };
       cache.set(name, { version, conn, close: opened.close });
@@ -156,6 +179,10 @@ export function memberConnections(opts: MemberConnectionOptions): MemberConnecti
     forget(name: string): void {
       cache.get(name)?.close();
       cache.delete(name);
+    },
+    onRecovered(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     close(): void {
       for (const c of cache.values()) c.close();

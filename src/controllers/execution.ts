@@ -432,14 +432,24 @@ export function executionController(
     for: works,
     // Drift: a member copy deleted, or edited beyond its status, is put back (upstream's
     // execution controller does the same from its member informers).
-    start(enqueue) {
-      unsubscribe = ctx.memberWatches.subscribe((workKey, change) => {
+    start(enqueue, _coalesced, _queued, retryFailing) {
+      const fromWatches = ctx.memberWatches.subscribe((workKey, change) => {
         if (
           change.type === "delete" ||
           (change.type === "update" && change.old && editedBeyondStatus(change.old, change.obj))
         )
           enqueue(workKey);
       });
+      // A member that restarted quicker than the cluster status notices stays Ready, so no
+      // cluster event brings its Works back: those that failed to reach it retry once it answers.
+      const fromMembers = ctx.members.onRecovered?.((clusterName) => {
+        const prefix = `${executionSpace(clusterName)}/`;
+        retryFailing((key) => key.startsWith(prefix));
+      });
+      unsubscribe = () => {
+        fromWatches();
+        fromMembers?.();
+      };
     },
     stop() {
       unsubscribe();

@@ -185,11 +185,18 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   // kind the server does not serve cannot hold everything back for good).
   const ready = cachesSynced(informers, opts.cacheSyncTimeoutMs ?? CACHE_SYNC_TIMEOUT_MS, opts.log);
   const running = made.map((c) => runController(c, { log: opts.log, ready, metrics }));
+  // Keys that failed while the API server was down (restarting, say) would otherwise sit out
+  // their backoff, up to a minute and a half, after it is back.
+  const unsubscribe = opts.client.onRecovered?.(() => {
+    opts.log.info("the API server answers again; retrying the keys that failed meanwhile");
+    for (const r of running) r.queue.retryFailing();
+  });
   informers.start();
   return {
     running,
     informers,
     stop() {
+      unsubscribe?.();
       for (const r of running) r.stop();
       memberWatches.stop();
       informers.stop();

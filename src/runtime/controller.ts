@@ -64,12 +64,14 @@ export interface Controller {
   /**
    * Called once the queue exists, for controllers whose keys come from sources that appear
    * while they run (informers started on demand): `enqueue` adds a key; `queued` tells how
-   * many keys wait (for a controller's own metrics).
+   * many keys wait (for a controller's own metrics); `retryFailing` brings back at once the
+   * keys it selects that wait out a failure backoff (a member they could not reach answers again).
    */
   start?(
     enqueue: (key: string) => void,
     enqueueCoalesced: (key: string, windowMs: number) => void,
     queued: () => number,
+    retryFailing: (matches: (key: string) => boolean) => void,
   ): void;
   /** Releases what the controller started on its own (timers, loops) when it is stopped. */
   stop?(): void;
@@ -186,6 +188,7 @@ export function runController(
     (key) => queue.add(key),
     (key, windowMs) => queue.addCoalesced(key, windowMs),
     () => queue.length,
+    (matches) => queue.retryFailing(matches),
   );
   return {
     name: c.name,

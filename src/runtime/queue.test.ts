@@ -224,3 +224,49 @@ describe("failure backoff", () => {
     expect(retriedAt.get("a")! - failedAt.get("a")!).toBeGreaterThanOrEqual(39);
   });
 });
+
+describe("retryFailing", () => {
+  it("brings back at once the selected keys waiting out a failure backoff, their counts forgotten", async () => {
+    const attempts: Array<[string, number]> = [];
+    let reachable = false;
+    const q = new WorkQueue(
+      (key, attempt) => {
+        attempts.push([key, attempt]);
+        if (!reachable) throw new Error("connection refused");
+        return undefined;
+      },
+      // A backoff of an hour: only retryFailing can bring a key back within the test.
+      { workers: 3, baseDelayMs: 3_600_000 },
+    );
+    q.add("m1/a");
+    q.add("m1/b");
+    q.add("m2/c");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(attempts).toHaveLength(3);
+    reachable = true;
+    q.retryFailing((key) => key.startsWith("m1/"));
+    await new Promise((r) => setTimeout(r, 20));
+    // m1's keys ran again, as first attempts; m2's still waits.
+    expect(attempts.slice(3).sort()).toEqual([
+      ["m1/a", 1],
+      ["m1/b", 1],
+    ]);
+    q.retryFailing();
+    await q.idle();
+    expect(attempts.at(-1)).toEqual(["m2/c", 1]);
+  });
+
+  it("leaves alone keys that wait for a requeue they asked for", async () => {
+    let runs = 0;
+    const q = new WorkQueue(() => {
+      runs++;
+      return runs === 1 ? { requeueAfterMs: 3_600_000 } : undefined;
+    });
+    q.add("x");
+    await new Promise((r) => setTimeout(r, 20));
+    q.retryFailing();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toBe(1);
+    q.stop();
+  });
+});

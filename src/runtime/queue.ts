@@ -132,6 +132,24 @@ export class WorkQueue {
     this.#timers.set(key, t);
   }
 
+  /**
+   * Retries now the keys waiting out a failure backoff (those `matches` selects, default all),
+   * their failure counts forgotten: what they failed on (a server they could not reach) is
+   * back, and a key that failed a dozen times need not sit out its minute.
+   */
+  retryFailing(matches: (key: string) => boolean = () => true): void {
+    if (this.#stopped) return;
+    for (const key of [...this.#failures.keys()]) {
+      if (!matches(key)) continue;
+      this.#failures.delete(key);
+      const t = this.#timers.get(key);
+      if (!t) continue;
+      clearTimeout(t);
+      this.#timers.delete(key);
+      this.add(key);
+    }
+  }
+
   /** Forgets a key's failure count (after success or when the key no longer matters). */
   forget(key: string): void {
     this.#failures.delete(key);

@@ -294,6 +294,8 @@ export async function startReconcileFixture(
     (key) => enqueued.push(key),
     (key) => enqueued.push(key),
     () => 0,
+    // The harness runs reconciles by hand: no key waits out a backoff here.
+    () => {},
   );
   informers.start();
   await informers.waitForSync();
