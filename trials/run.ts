@@ -6,7 +6,7 @@
 import { fmt } from "../bench/table.ts";
 import { runCrashTrials } from "./crash.ts";
 import { runDurabilityTrials } from "./durability.ts";
-import { runFlappingTrials } from "./flapping.ts";
+import { FLAPPING_ROW, PARTITION_ROW, runFlappingTrials, SLOW_ROW } from "./flapping.ts";
 import type { TrialOptions, TrialRow } from "./types.ts";
 
 export interface TrialsConfig {
@@ -51,10 +51,10 @@ const MODULES: TrialModule[] = [
       }),
   },
   {
-    // Issue K item 2 (trials/flapping.ts, its own engineer's module).
+    // `--only flapping` runs the three; a row's name (`--only slow`, `--only partition`) that one.
     name: "flapping",
-    covers: ["flapping"],
-    run: (opts) => runFlappingTrials(opts),
+    covers: [FLAPPING_ROW, SLOW_ROW, PARTITION_ROW],
+    run: (opts, only) => runFlappingTrials(opts, only && !"flapping".includes(only) ? { only } : {}),
   },
 ];
 

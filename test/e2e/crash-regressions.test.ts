@@ -29,6 +29,7 @@ import { KARMADA } from "../../src/karmada/resources.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { Controller } from "../../src/runtime/controller.ts";
 import { eventually } from "../support/kubectl.ts";
+import { createCluster } from "../support/reconcile.ts";
 
 describe("crash-trial regressions", () => {
   let cp: RunningControlPlane;
@@ -245,31 +246,8 @@ describe("keys that failed while a server was unreachable", () => {
       alwaysOn: () => [],
     });
     try {
-      const cluster = await admin.create(RESOURCES.clusters, {
-        apiVersion: "cluster.karmada.io/v1alpha1",
-        kind: "Cluster",
-        metadata: { name: "member1" },
-        spec: { apiEndpoint: relay.url, syncMode: "Push" },
-      });
-      await admin.updateStatus(RESOURCES.clusters, {
-        ...cluster,
-        status: {
-          conditions: [
-            {
-              type: "Ready",
-              status: "True",
-              reason: "ClusterReady",
-              message: "cluster is healthy and ready to accept workloads",
-              lastTransitionTime: new Date().toISOString(),
-            },
-          ],
-        },
-      });
-      await admin.create(RESOURCES.namespaces, {
-        apiVersion: "v1",
-        kind: "Namespace",
-        metadata: { name: executionSpace("member1") },
-      });
+      // Ready, as the cluster status controller left it before the member went away.
+      await createCluster(admin, "member1", { spec: { apiEndpoint: relay.url } });
       relay.cut();
       await admin.create(KARMADA.works, {
         apiVersion: "work.karmada.io/v1alpha1",
