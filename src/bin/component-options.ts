@@ -533,6 +533,12 @@ export const MEMBER_SIM_OPTIONS = optionTable({
     arg: "<file.yaml>",
     help: `custom-resource stages: a YAML list of {name, apiVersion, kind, delayMs?, when?: once | {missing: <path>} | {equals: {<path>: <value>}}, set: {status: {...}}}; status strings may use ${PLACEHOLDERS.join(" ")}`,
   },
+  sink: {
+    flag: "--sink",
+    type: toggle,
+    help: "a member that costs next to nothing (benchmarks of the control plane): it stores and watches objects and reports Deployments and StatefulSets ready at once; no pods, no heartbeats, no other controllers",
+    default: false,
+  },
   kubeconfigOut: {
     flag: "--kubeconfig-out",
     type: text,

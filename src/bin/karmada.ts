@@ -792,6 +792,7 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
     ...(flags.zone ? { zone: flags.zone } : {}),
     ...(flags.provider ? { provider: flags.provider } : {}),
     stages,
+    ...(flags.sink ? { sink: true } : {}),
     store,
     log,
   }).catch(async (err: unknown) => {
@@ -826,7 +827,12 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
       { mode: 0o600 },
     );
   }
-  log.info("serving", { url: member.url, nodes: flags.nodes, clusterID: member.clusterId });
+  log.info("serving", {
+    url: member.url,
+    nodes: flags.nodes,
+    clusterID: member.clusterId,
+    ...(flags.sink ? { sink: true } : {}),
+  });
   process.stdout.write(`member-sim ${flags.name} listening on ${member.url}\n`);
   const stop = stopOnSignals(async () => {
     await member.stop();

@@ -56,6 +56,7 @@ import { PodIpAllocator } from "./pod-ips.ts";
 import { POD_STAGES, type PodStageEnv } from "./pod-stages.ts";
 import { replicaSetController } from "./replicaset.ts";
 import { schedulerController } from "./scheduler.ts";
+import { sinkControllers } from "./sink.ts";
 import { stageController } from "./stages.ts";
 import { statefulSetController } from "./statefulset.ts";
 import { BY_CONTROLLER, BY_NAMESPACE, BY_NODE, controllerOf, controllerUids, podSpec } from "./workload.ts";
@@ -82,6 +83,11 @@ export interface MemberClusterOptions {
   clock?: { now(): number };
   /** Real-time delays of the simulation (see Timing). */
   timing?: Partial<Timing>;
+  /**
+   * A sink (see sink.ts): it stores and watches, and Deployments and StatefulSets report ready
+   * at once; no heartbeats, scheduler, kubelet, pods or other controllers (default false).
+   */
+  sink?: boolean;
   /** Storage (default: a new memory store, closed by stop()). A given store stays open. */
   store?: Store;
   log?: Logger;
@@ -141,6 +147,8 @@ export function validateMemberOptions(opts: MemberClusterOptions): void {
     if (!q || q.n <= 0n)
       throw new Error(`${flag}: ${JSON.stringify(v)} is not a positive quantity (e.g. 8, 500m, 32Gi)`);
   }
+  if (opts.sink && (opts.stages?.length ?? 0) > 0)
+    throw new Error("stages: a sink member runs no stages (drop --stages or --sink)");
   const pods = opts.nodePods ?? 110;
   if (!Number.isInteger(pods) || pods <= 0)
     throw new Error(`node pods: must be a positive integer, got ${pods}`);
@@ -242,61 +250,77 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
       controllers.push(running);
       return running;
     };
-    const heartbeat = run(nodeHeartbeatController(simFor("kubelet", kubeletClient), nodeOptions, monotonic));
-    run(nodeLifecycleController(simFor("node-controller")));
-    run(schedulerController(simFor("default-scheduler", schedulerClient), storeBinder(api.context)));
-    const ips = new PodIpAllocator(informers.pods);
-    const workloadUnhealthy = (pod: StoredObject): boolean => {
-      if (!faults.hasUnhealthyWorkloads()) return false;
-      const ref = controllerOf(pod);
-      const ns = pod.metadata.namespace;
-      if (!ref) return false;
-      if (faults.workloadUnhealthy(ns, ref.kind, ref.name)) return true;
-      if (ref.kind !== "ReplicaSet") return false;
-      const rs = informers.replicasets.get(ns, ref.name);
-      const top = rs ? controllerOf(rs) : undefined;
-      return top?.kind === "Deployment" && faults.workloadUnhealthy(ns, "Deployment", top.name);
-    };
-    const podStages = run({
-      ...stageController<PodStageEnv>({
-        name: "kubelet",
-        informer: informers.pods,
-        resource: RESOURCES.pods,
-        stages: POD_STAGES,
-        env: () => ({
-          now: now(),
-          timing,
-          node: (name) => informers.nodes.getByKey(name),
-          nodesKnown: informers.nodes.hasSynced(),
-          workloadUnhealthy,
-          allocateIp: (pod, node) => ips.allocate(pod, node),
-          newContainerId: () => randomBytes(32).toString("hex"),
+    /** Everything a full member runs; returns the custom-resource stage runners. */
+    function runSimulation(): CustomStageRunners {
+      const heartbeat = run(
+        nodeHeartbeatController(simFor("kubelet", kubeletClient), nodeOptions, monotonic),
+      );
+      run(nodeLifecycleController(simFor("node-controller")));
+      run(schedulerController(simFor("default-scheduler", schedulerClient), storeBinder(api.context)));
+      const ips = new PodIpAllocator(informers.pods);
+      const workloadUnhealthy = (pod: StoredObject): boolean => {
+        if (!faults.hasUnhealthyWorkloads()) return false;
+        const ref = controllerOf(pod);
+        const ns = pod.metadata.namespace;
+        if (!ref) return false;
+        if (faults.workloadUnhealthy(ns, ref.kind, ref.name)) return true;
+        if (ref.kind !== "ReplicaSet") return false;
+        const rs = informers.replicasets.get(ns, ref.name);
+        const top = rs ? controllerOf(rs) : undefined;
+        return top?.kind === "Deployment" && faults.workloadUnhealthy(ns, "Deployment", top.name);
+      };
+      const podStages = run({
+        ...stageController<PodStageEnv>({
+          name: "kubelet",
+          informer: informers.pods,
+          resource: RESOURCES.pods,
+          stages: POD_STAGES,
+          env: () => ({
+            now: now(),
+            timing,
+            node: (name) => informers.nodes.getByKey(name),
+            nodesKnown: informers.nodes.hasSynced(),
+            workloadUnhealthy,
+            allocateIp: (pod, node) => ips.allocate(pod, node),
+            newContainerId: () => randomBytes(32).toString("hex"),
+          }),
+          client: kubeletClient,
+          monotonic,
+          statusSubresource: true,
+          fieldManager: "kubelet",
+          // Node changes (readiness, taints, deletion) concern the pods bound there.
+          watches: [
+            {
+              informer: informers.nodes,
+              map: (node) => informers.pods.byIndex(BY_NODE, node.metadata.name).map(objectKey),
+            },
+          ],
         }),
-        client: kubeletClient,
-        monotonic,
-        statusSubresource: true,
-        fieldManager: "kubelet",
-        // Node changes (readiness, taints, deletion) concern the pods bound there.
-        watches: [
-          {
-            informer: informers.nodes,
-            map: (node) => informers.pods.byIndex(BY_NODE, node.metadata.name).map(objectKey),
-          },
-        ],
-      }),
-      workers: 4,
-    });
-    run(replicaSetController(simFor("replicaset-controller")));
-    run(deploymentController(simFor("deployment-controller")));
-    run(statefulSetController(simFor("statefulset-controller")));
-    run(daemonSetController(simFor("daemonset-controller")));
-    run(jobController(simFor("job-controller")));
-    run(cronJobController(simFor("cronjob-controller")));
-    run(endpointsController(simFor("endpoint-controller")));
+        workers: 4,
+      });
+      run(replicaSetController(simFor("replicaset-controller")));
+      run(deploymentController(simFor("deployment-controller")));
+      run(statefulSetController(simFor("statefulset-controller")));
+      run(daemonSetController(simFor("daemonset-controller")));
+      run(jobController(simFor("job-controller")));
+      run(cronJobController(simFor("cronjob-controller")));
+      run(endpointsController(simFor("endpoint-controller")));
 
-    const custom = new CustomStageRunners(simFor("member-sim"), factory, opts.stages ?? [], monotonic);
-    custom.start();
-    stoppers.push(() => custom.stop());
+      const custom = new CustomStageRunners(simFor("member-sim"), factory, opts.stages ?? [], monotonic);
+      custom.start();
+      stoppers.push(() => custom.stop());
+      stoppers.push(
+        faults.onChange(() => {
+          for (const key of informers.nodes.keys()) heartbeat.enqueue(key);
+          for (const key of informers.pods.keys()) podStages.enqueue(key);
+        }),
+      );
+      return custom;
+    }
+    // A sink runs its status writer only; a full member, the whole simulation.
+    let custom: CustomStageRunners | undefined;
+    if (opts.sink) for (const c of sinkControllers(simFor("member-sim"))) run(c);
+    else custom = runSimulation();
 
     faults.bind({
       cordon: async (node, unschedulable) => {
@@ -332,12 +356,6 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
         return deleted;
       },
     });
-    stoppers.push(
-      faults.onChange(() => {
-        for (const key of informers.nodes.keys()) heartbeat.enqueue(key);
-        for (const key of informers.pods.keys()) podStages.enqueue(key);
-      }),
-    );
 
     const kubeSystem = await client.get(RESOURCES.namespaces, undefined, "kube-system");
     let stopped = false;
@@ -348,7 +366,7 @@ export async function startMemberCluster(opts: MemberClusterOptions): Promise<Me
       faults,
       clusterId: kubeSystem.metadata.uid,
       informers,
-      runningStageKinds: () => custom.runningKinds(),
+      runningStageKinds: () => custom?.runningKinds() ?? [],
       async stop() {
         if (stopped) return;
         stopped = true;

@@ -313,4 +313,61 @@ describe("karmada member-sim as a process", () => {
     expect((err?.cause as { code?: string } | undefined)?.code).toBe("ECONNREFUSED");
     expect((await kubectl(["get", "nodes", "--request-timeout=2s"])).code).not.toBe(0);
   });
+
+  it("--sink: kubectl applies a Deployment and sees it ready at once, with no pods behind it", async () => {
+    const kubeconfig = join(dir, "sink1.kubeconfig");
+    const proc = spawn(
+      process.execPath,
+      [BIN, "member-sim", "--name", "sink1", "--sink", "--port", "0", "--kubeconfig-out", kubeconfig],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child = proc;
+    let out = "";
+    proc.stdout.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    await eventually(async () => out.includes("member-sim sink1 listening on https://"), "the URL", 300, 50);
+    const kubectl = kubectlWith(kubeconfig, dir);
+    const file = join(dir, "web.yaml");
+    await writeFile(
+      file,
+      [
+        "apiVersion: apps/v1",
+        "kind: Deployment",
+        "metadata: {name: web, namespace: default}",
+        "spec:",
+        "  replicas: 4",
+        "  selector: {matchLabels: {app: web}}",
+        "  template:",
+        "    metadata: {labels: {app: web}}",
+        "    spec: {containers: [{name: web, image: nginx}]}",
+      ].join("\n"),
+    );
+    ok(await kubectl(["apply", "-f", file]));
+    ok(await kubectl(["rollout", "status", "deployment/web", "--timeout=30s"]));
+    const row = table(ok(await kubectl(["get", "deployment", "web"])).stdout).rows[0]!;
+    expect(row.slice(0, 4)).toEqual(["web", "4/4", "4", "4"]);
+    expect(ok(await kubectl(["get", "pods", "-o", "name"])).stdout.trim()).toBe("");
+    proc.kill("SIGKILL");
+    await new Promise((resolve) => proc.on("exit", resolve));
+  });
+
+  it("--sink with --stages is refused with a message saying what to drop", async () => {
+    const stages = join(dir, "stages.yaml");
+    await writeFile(
+      stages,
+      "- {name: s, apiVersion: example.io/v1, kind: Thing, set: {status: {ready: true}}}\n",
+    );
+    const result = await new Promise<KubectlResult>((resolve) => {
+      execFile(
+        process.execPath,
+        [BIN, "member-sim", "--name", "sink2", "--sink", "--stages", stages, "--port", "0"],
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("a sink member runs no stages (drop --stages or --sink)");
+    expect(result.stderr).not.toContain("    at ");
+  });
 });
