@@ -20,6 +20,9 @@ import { issueCertificate } from "../src/pki/x509.ts";
 import { type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
 import { Component, freePort, KARMADACTL_BIN } from "./process.ts";
 
+/** Components log at `quiet` unless TRIALS_LOG_LEVEL says otherwise (with TRIALS_LOG_DIR, to read why a run was slow). */
+const logLevel = (quiet: string): string => `--log-level=${process.env.TRIALS_LOG_LEVEL ?? quiet}`;
+
 export type Backend = "sqlite" | "etcd";
 export const PUSH_MEMBERS = ["member1", "member2"] as const;
 export const PULL_MEMBER = "pull1";
@@ -176,7 +179,7 @@ export async function startFleet(backend: Backend, log: (line: string) => void):
         `--cluster-signing-key-file=${file("ca.key")}`,
         "--enable-bootstrap-token-auth",
         ...storage,
-        "--log-level=warn",
+        logLevel("warn"),
       ],
       /listening on (https:\/\/\S+)/,
       supervise,
@@ -198,7 +201,7 @@ export async function startFleet(backend: Backend, log: (line: string) => void):
           `--kubeconfig-out=${file(`${name}.config`)}`,
           "--nodes=3",
           "--node-pods=300",
-          "--log-level=error",
+          logLevel("error"),
         ],
         /listening on (https:\/\/\S+)/,
         supervise,
@@ -264,7 +267,7 @@ export async function startFleet(backend: Backend, log: (line: string) => void):
       ...LEASE,
       "--health-probe-bind-address=0",
       "--metrics-bind-address=0",
-      "--log-level=error",
+      logLevel("error"),
     ];
     const controllerManager = new Component(
       "controller-manager",
@@ -321,7 +324,7 @@ export async function startFleet(backend: Backend, log: (line: string) => void):
         ...LEASE,
         "--health-probe-bind-address=0",
         "--metrics-bind-address=0",
-        "--log-level=error",
+        logLevel("error"),
       ],
       /agent for cluster \S+ \(Pull mode\) (started)/,
       supervise,

@@ -7,7 +7,9 @@
  * behaviour, e.g. when the API server is gone longer than the renew deadline).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const KARMADA_BIN = fileURLToPath(new URL("../bin/karmada", import.meta.url));
@@ -119,6 +121,18 @@ export class Component {
       };
       child.stdout!.on("data", read);
       child.stderr!.on("data", read);
+      // TRIALS_LOG_DIR keeps every process's whole output, one file per name, across restarts.
+      const dir = process.env.TRIALS_LOG_DIR;
+      if (dir) {
+        const file = createWriteStream(join(dir, `${this.name}.log`), { flags: "a" });
+        file.write(`--- ${new Date().toISOString()} start ${this.#started}\n`);
+        child.stdout!.pipe(file, { end: false });
+        child.stderr!.pipe(file, { end: false });
+        // "close": after the last of its output.
+        child.once("close", (code, signal) =>
+          file.end(`--- ${new Date().toISOString()} exit ${signal ?? code}\n`),
+        );
+      }
       child.once("exit", (code, signal) => {
         if (done) return;
         done = true;
