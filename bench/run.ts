@@ -35,6 +35,7 @@ import {
 } from "./load.ts";
 import type { MemoryResult } from "./memory-child.ts";
 import { type PropagationConfig, propagationBench } from "./propagation.ts";
+import { type ScaleConfig, scaleBench } from "./scale.ts";
 import { benchScheduler, SCHEDULER_GOAL_PER_SECOND } from "./scheduler.ts";
 import { type SearchConfig, searchBench } from "./search.ts";
 import { type SecurityConfig, securityBench } from "./security.ts";
@@ -46,7 +47,8 @@ export interface BenchConfig
     Omit<PropagationConfig, "concurrency">,
     FailoverConfig,
     Omit<SecurityConfig, "apiCreates" | "concurrency">,
-    Omit<SearchConfig, "watchers"> {
+    Omit<SearchConfig, "watchers">,
+    Omit<ScaleConfig, "concurrency"> {
   backends: string[];
   storeInserts: number;
   apiCreates: number;
@@ -59,6 +61,8 @@ export interface BenchConfig
   warmup: number;
   /** Works the control plane holds for the memory row (0: skipped). */
   works: number;
+  /** Only these sections (BENCH_ONLY; default all): api fleet propagation scale failover security search ha dashboard works scheduler interpreter. */
+  only?: string[];
 }
 
 /** The project's goal for API creates over HTTP relative to the raw store. */
@@ -503,8 +507,9 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
       `list ${cfg.listObjects} x${cfg.listRepeats}, watch ${cfg.watchers} x ${cfg.watchEvents}, warm-up ${cfg.warmup}`,
   );
   try {
-    await warmUp(cfg);
-    for (const backend of backends) {
+    const want = (section: string): boolean => !cfg.only || cfg.only.includes(section);
+    if (want("api")) await warmUp(cfg);
+    for (const backend of want("api") ? backends : []) {
       let raw: RawRates | undefined;
       try {
         raw = await rawInsertRate(backend, cfg);
@@ -525,21 +530,22 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
         row("5 memory", backend.name, "failed", "-", (err as Error).message);
       }
     }
-    failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
-    failures += await propagationBench(cfg, row);
-    failures += await failoverBench(cfg, row);
-    failures += await securityBench(cfg, row);
-    failures += await searchBench(cfg, row);
-    failures += await haBench(cfg, row);
-    failures += await dashboardBench(row);
+    if (want("fleet")) failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
+    if (want("propagation")) failures += await propagationBench(cfg, row);
+    if (want("scale")) failures += await scaleBench(cfg, row);
+    if (want("failover")) failures += await failoverBench(cfg, row);
+    if (want("security")) failures += await securityBench(cfg, row);
+    if (want("search")) failures += await searchBench(cfg, row);
+    if (want("ha")) failures += await haBench(cfg, row);
+    if (want("dashboard")) failures += await dashboardBench(row);
     try {
-      await worksMemory(cfg, tmp);
+      if (want("works")) await worksMemory(cfg, tmp);
     } catch (err) {
       failures++;
       row("11 works memory", "sqlite", "failed", "-", (err as Error).message);
     }
     try {
-      for (const r of await benchScheduler()) {
+      for (const r of want("scheduler") ? await benchScheduler() : []) {
         const goal = r.value >= SCHEDULER_GOAL_PER_SECOND ? "goal ≥ 2,000 met" : "goal ≥ 2,000 NOT met";
         row(
           "9 scheduler",
@@ -554,7 +560,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
       row("9 scheduler", "core", "failed", "-", (err as Error).message);
     }
     try {
-      for (const f of await benchInterpreter()) {
+      for (const f of want("interpreter") ? await benchInterpreter() : []) {
         row("12 interpreter", "wasm", f.name, `${fmt(f.microseconds, 1)} µs`, "per call; best of 3 rounds");
       }
     } catch (err) {

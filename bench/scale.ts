@@ -1,0 +1,417 @@
+/**
+ * Scale rows (issue L): what the control plane itself costs with many templates on many
+ * clusters, measured against members that cost next to nothing (`member-sim --sink`, all of
+ * them in one child process, bench/sink-fleet-child.ts) so that the members are not the
+ * bottleneck.
+ *
+ * The control plane is `karmada up --members 0` in a child process of its own (API server on
+ * SQLite, controllers, scheduler: one process, as `karmada up` runs them), so its CPU seconds
+ * and peak RSS are read from /proc apart from the bench's and the members'. The sinks join it
+ * in Push mode as `karmadactl join` does.
+ *
+ * N Deployments (half Duplicated to a pair of clusters, half Divided over three, one
+ * PropagationPolicy per group of clusters, one OverridePolicy adding a label everywhere) are
+ * created through the control plane and timed until every member holds its copies, reported,
+ * and every template shows its aggregated status; then divided by the time to write the same
+ * member objects (override included) straight to the same members over HTTP until they report.
+ * Goals: ratio ≤ 1.5, control-plane CPU ≤ 3 s per 1,000 member objects.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { StoredObject } from "../src/api/meta.ts";
+import { type Client, RESOURCES } from "../src/client/client.ts";
+import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
+import { KARMADA } from "../src/karmada/resources.ts";
+import { isAlreadyExists } from "../src/machinery/errors.ts";
+import { Informer } from "../src/runtime/informer.ts";
+import { name, pool } from "./load.ts";
+import type { SinkFleetReady, SinkUsage } from "./sink-fleet-child.ts";
+import { fmt, type Row } from "./table.ts";
+
+export interface ScaleConfig {
+  /** Deployments through the control plane (half Duplicated, half Divided); 0 skips. */
+  scaleObjects: number;
+  /** Sink members they go to. */
+  scaleClusters: number;
+  concurrency: number;
+}
+
+export const SCALE_RATIO_GOAL = 1.5;
+export const SCALE_CPU_GOAL = 3;
+
+const KARMADA_BIN = fileURLToPath(new URL("../bin/karmada", import.meta.url));
+const SINK_CHILD = fileURLToPath(new URL("./sink-fleet-child.ts", import.meta.url));
+const SECTION = "13 scale";
+const GROUP_LABEL = "scale.karmada.io/group";
+const OVERRIDE_LABEL = "scale.karmada.io/overridden";
+/** Clusters per group: Duplicated to a pair, Divided over three (one replica each). */
+const DUP_SIZE = 2;
+const DIV_SIZE = 3;
+
+/** CPU seconds, RSS and peak RSS of a process, from /proc (Linux). */
+function procUsage(pid: number): { cpuSeconds: number; rssBytes: number; peakRssBytes: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces) start at ") ".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
+  return { cpuSeconds: ticks / 100, rssBytes: kb("VmRSS"), peakRssBytes: kb("VmHWM") };
+}
+
+/** One line in, one JSON line out. */
+class LineChild {
+  readonly child: ChildProcessWithoutNullStreams;
+  #lines: Interface;
+  #waiting: Array<(line: string) => void> = [];
+  #buffered: string[] = [];
+  stderr = "";
+
+  constructor(child: ChildProcessWithoutNullStreams) {
+    this.child = child;
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      this.stderr = (this.stderr + d).slice(-4000);
+    });
+    this.#lines = createInterface({ input: child.stdout });
+    this.#lines.on("line", (line) => {
+      const w = this.#waiting.shift();
+      if (w) w(line);
+      else this.#buffered.push(line);
+    });
+  }
+
+  next(timeoutMs: number, what: string): Promise<string> {
+    const ready = this.#buffered.shift();
+    if (ready !== undefined) return Promise.resolve(ready);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`${what}: no answer within ${timeoutMs / 1000} s: ${this.stderr.slice(-500)}`)),
+        timeoutMs,
+      );
+      const onExit = (code: number | null) =>
+        reject(new Error(`${what}: the process exited (${code}): ${this.stderr.slice(-500)}`));
+      this.child.once("exit", onExit);
+      this.#waiting.push((line) => {
+        clearTimeout(timer);
+        this.child.off("exit", onExit);
+        resolve(line);
+      });
+    });
+  }
+
+  async ask<T>(question: unknown, timeoutMs: number, what: string): Promise<T> {
+    this.child.stdin.write(`${JSON.stringify(question)}\n`);
+    return JSON.parse(await this.next(timeoutMs, what)) as T;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once("exit", resolve));
+    this.child.kill("SIGTERM");
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** `karmada up --members 0` until it says it runs; its kubeconfig and pid. */
+async function startControlPlane(dataDir: string): Promise<{ proc: LineChild; kubeconfig: string }> {
+  const child = spawn(
+    process.execPath,
+    [KARMADA_BIN, "up", "--members", "0", "--data-dir", dataDir, "--port", "0", "--no-dashboard"],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
+  const proc = new LineChild(child);
+  for (;;) {
+    const line = await proc.next(180_000, "karmada up");
+    if (line.includes("Local Karmada is running.")) break;
+  }
+  return { proc, kubeconfig: join(dataDir, "karmada.config") };
+}
+
+interface Plan {
+  /** Per template: its group label and the clusters it lands on. */
+  templates: Array<{ group: string; clusters: string[]; replicas: number }>;
+  policies: StoredObject[];
+  /** Member objects per cluster. */
+  perCluster: Map<string, number>;
+}
+
+function deployment(ns: string, i: number, group: string, replicas: number): Record<string, unknown> {
+  const app = name("app", i);
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: app, namespace: ns, labels: { app, [GROUP_LABEL]: group } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app } },
+      template: {
+        metadata: { labels: { app } },
+        spec: {
+          containers: [
+            { name: "app", image: "nginx", resources: { requests: { cpu: "10m", memory: "16Mi" } } },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Half the templates Duplicated to a pair of clusters, half Divided over three; groups round-robin. */
+function plan(ns: string, n: number, clusters: string[]): Plan {
+  const groups = (size: number, kind: string) =>
+    Array.from({ length: Math.floor(clusters.length / size) }, (_, k) => ({
+      label: `${kind}-${k}`,
+      clusters: clusters.slice(k * size, (k + 1) * size),
+    }));
+  const dup = groups(DUP_SIZE, "dup");
+  const div = groups(DIV_SIZE, "div");
+  const templates: Plan["templates"] = [];
+  const perCluster = new Map(clusters.map((c) => [c, 0]));
+  for (let i = 0; i < n; i++) {
+    const divided = i % 2 === 1;
+    const g = divided ? div[Math.floor(i / 2) % div.length]! : dup[Math.floor(i / 2) % dup.length]!;
+    templates.push({ group: g.label, clusters: g.clusters, replicas: divided ? g.clusters.length : 1 });
+    for (const c of g.clusters) perCluster.set(c, perCluster.get(c)! + 1);
+  }
+  const policy = (g: { label: string; clusters: string[] }, divided: boolean): StoredObject =>
+    ({
+      apiVersion: "policy.karmada.io/v1alpha1",
+      kind: "PropagationPolicy",
+      metadata: { name: g.label, namespace: ns },
+      spec: {
+        resourceSelectors: [
+          {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            labelSelector: { matchLabels: { [GROUP_LABEL]: g.label } },
+          },
+        ],
+        placement: {
+          clusterAffinity: { clusterNames: g.clusters },
+          replicaScheduling: divided
+            ? {
+                replicaSchedulingType: "Divided",
+                replicaDivisionPreference: "Weighted",
+                weightPreference: {
+                  staticWeightList: g.clusters.map((c) => ({
+                    targetCluster: { clusterNames: [c] },
+                    weight: 1,
+                  })),
+                },
+              }
+            : { replicaSchedulingType: "Duplicated" },
+        },
+      },
+    }) as unknown as StoredObject;
+  return {
+    templates,
+    policies: [...dup.map((g) => policy(g, false)), ...div.map((g) => policy(g, true))],
+    perCluster,
+  };
+}
+
+async function ensureNamespace(c: Client, ns: string): Promise<void> {
+  try {
+    await c.create(RESOURCES.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}
+
+/** Resolves once every template in `ns` shows its aggregated status (observedGeneration caught up). */
+async function aggregated(cp: Client, ns: string, n: number, timeoutMs: number): Promise<void> {
+  const inf = new Informer(cp, RESOURCES.deployments, { namespace: ns });
+  const done = new Set<string>();
+  const note = (d: StoredObject) => {
+    const s = d.status as { observedGeneration?: number } | undefined;
+    if (s?.observedGeneration === d.metadata.generation) done.add(d.metadata.name);
+    else done.delete(d.metadata.name);
+  };
+  inf.addHandler({
+    onAdd: note,
+    onUpdate: (_o, d) => note(d),
+    onDelete: (d) => done.delete(d.metadata.name),
+  });
+  inf.start();
+  try {
+    const deadline = performance.now() + timeoutMs;
+    while (done.size < n) {
+      if (performance.now() > deadline)
+        throw new Error(
+          `timed out after ${timeoutMs / 1000} s waiting for aggregated status (${done.size}/${n})`,
+        );
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    inf.stop();
+  }
+}
+
+export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
+  if (cfg.scaleObjects === 0) return 0;
+  const n = cfg.scaleObjects;
+  const dir = await mkdtemp(join(tmpdir(), "karmada-bench-scale-"));
+  let cpProc: LineChild | undefined;
+  let sinks: LineChild | undefined;
+  const clients: Array<{ close(): void }> = [];
+  try {
+    const started = performance.now();
+    const cpStarted = await startControlPlane(join(dir, "data"));
+    cpProc = cpStarted.proc;
+    const cpPid = cpProc.child.pid!;
+    const tsx = `--import=${import.meta.resolve("tsx")}`;
+    sinks = new LineChild(
+      spawn(process.execPath, [tsx, SINK_CHILD, String(cfg.scaleClusters), cpStarted.kubeconfig, dir], {
+        stdio: ["pipe", "pipe", "pipe"],
+      }),
+    );
+    const ready = (JSON.parse(await sinks.next(600_000, "sink members")) as { ready: SinkFleetReady }).ready;
+    const cp = httpClientFor(await loadKubeconfig({ path: cpStarted.kubeconfig }), {
+      maxConcurrent: cfg.concurrency,
+    });
+    clients.push(cp);
+    // Every cluster Ready before anything is measured.
+    const readyDeadline = performance.now() + 300_000;
+    for (;;) {
+      const list = await cp.list(RESOURCES.clusters, undefined);
+      const readyCount = list.items.filter((c) =>
+        ((c.status as { conditions?: Array<{ type: string; status: string }> })?.conditions ?? []).some(
+          (x) => x.type === "Ready" && x.status === "True",
+        ),
+      ).length;
+      if (readyCount === ready.names.length) break;
+      if (performance.now() > readyDeadline) throw new Error(`only ${readyCount} clusters Ready after 300 s`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    process.stderr.write(
+      `bench: scale: control plane and ${ready.names.length} sinks up in ${fmt((performance.now() - started) / 1000, 1)} s (sinks joined in ${fmt(ready.seconds, 1)} s)\n`,
+    );
+    const sinkConfig = join(dir, "sinks.config");
+    const members = new Map<string, Client>();
+    for (const m of ready.names) {
+      const c = httpClientFor(await loadKubeconfig({ path: sinkConfig, context: m }), { maxConcurrent: 8 });
+      clients.push(c);
+      members.set(m, c);
+    }
+    const p = plan("scale", n, ready.names);
+    const memberObjects = [...p.perCluster.values()].reduce((a, b) => a + b, 0);
+    const timeoutMs = Math.max(600_000, memberObjects * 50);
+    const waitSinks = (ns: string) =>
+      sinks!.ask<{ settled: boolean }>(
+        { op: "waitCounts", namespace: ns, counts: Object.fromEntries(p.perCluster), timeoutMs },
+        timeoutMs + 10_000,
+        "the sinks to hold every copy",
+      );
+
+    // Straight to the members: the same objects, override label included.
+    await Promise.all([...members.values()].map((m) => ensureNamespace(m, "scale-direct")));
+    const writes: Array<{ member: Client; obj: Record<string, unknown> }> = [];
+    p.templates.forEach((t, i) => {
+      for (const c of t.clusters) {
+        const obj = deployment("scale-direct", i, t.group, 1);
+        (obj.metadata as { labels: Record<string, string> }).labels[OVERRIDE_LABEL] = "true";
+        writes.push({ member: members.get(c)!, obj });
+      }
+    });
+    const directStart = performance.now();
+    await pool(writes.length, cfg.concurrency, async (k) => {
+      await writes[k]!.member.create(RESOURCES.deployments, writes[k]!.obj);
+    });
+    const directCreates = performance.now() - directStart;
+    if (!(await waitSinks("scale-direct")).settled)
+      throw new Error("direct writes: the sinks never held them all");
+    const direct = performance.now() - directStart;
+
+    // Through the control plane.
+    await ensureNamespace(cp, "scale");
+    for (const pol of p.policies) await cp.create(KARMADA.propagationPolicies, pol);
+    await cp.create(KARMADA.overridePolicies, {
+      apiVersion: "policy.karmada.io/v1alpha1",
+      kind: "OverridePolicy",
+      metadata: { name: "label", namespace: "scale" },
+      spec: {
+        resourceSelectors: [{ apiVersion: "apps/v1", kind: "Deployment" }],
+        overrideRules: [
+          { overriders: { labelsOverrider: [{ operator: "add", value: { [OVERRIDE_LABEL]: "true" } }] } },
+        ],
+      },
+    });
+    const before = procUsage(cpPid);
+    const throughStart = performance.now();
+    await pool(n, cfg.concurrency, async (i) => {
+      const t = p.templates[i]!;
+      await cp.create(RESOURCES.deployments, deployment("scale", i, t.group, t.replicas));
+    });
+    const creates = performance.now() - throughStart;
+    if (!(await waitSinks("scale")).settled) throw new Error("through the control plane: copies missing");
+    const copies = performance.now() - throughStart;
+    await aggregated(cp, "scale", n, timeoutMs);
+    const through = performance.now() - throughStart;
+    const after = procUsage(cpPid);
+    const sinkUsage = await sinks.ask<SinkUsage>({ op: "usage" }, 30_000, "sink usage");
+
+    const ratio = through / direct;
+    const cpu = after.cpuSeconds - before.cpuSeconds;
+    const perK = cpu / (memberObjects / 1000);
+    const label = `${fmt(n)} Deployments → ${ready.names.length} clusters (${fmt(memberObjects)} member objects)`;
+    row(
+      SECTION,
+      "sqlite",
+      `${label}: copies and aggregated status`,
+      `${fmt(through)} ms`,
+      `copies after ${fmt(copies)} ms; templates created in ${fmt(creates)} ms; ${fmt(memberObjects / (through / 1000))} member objects/s`,
+    );
+    row(
+      SECTION,
+      "sqlite",
+      "straight to the members, until they report",
+      `${fmt(direct)} ms`,
+      `the creates alone ${fmt(directCreates)} ms`,
+    );
+    row(
+      SECTION,
+      "sqlite",
+      "ratio to the same end state written directly",
+      `${fmt(ratio, 2)}×`,
+      ratio <= SCALE_RATIO_GOAL ? `goal ≤ ${SCALE_RATIO_GOAL} met` : `goal ≤ ${SCALE_RATIO_GOAL} NOT met`,
+    );
+    row(
+      SECTION,
+      "sqlite",
+      "control-plane CPU per 1,000 member objects",
+      `${fmt(perK, 2)} s`,
+      `${fmt(cpu, 1)} CPU-s in all; ${perK <= SCALE_CPU_GOAL ? `goal ≤ ${SCALE_CPU_GOAL} s met` : `goal ≤ ${SCALE_CPU_GOAL} s NOT met`}`,
+    );
+    row(
+      SECTION,
+      "sqlite",
+      "control-plane peak RSS",
+      `${fmt(after.peakRssBytes / 2 ** 20)} MiB`,
+      `grew ${fmt((after.peakRssBytes - before.rssBytes) / (memberObjects / 1000) / 2 ** 20, 1)} MiB per 1,000 member objects from ${fmt(before.rssBytes / 2 ** 20)} MiB before the run (API server, controllers, scheduler: one process)`,
+    );
+    row(
+      SECTION,
+      "sqlite",
+      `the ${ready.names.length} sinks (one process, both runs)`,
+      `${fmt(sinkUsage.cpuSeconds, 1)} CPU-s`,
+      `peak RSS ${fmt(sinkUsage.peakRssBytes / 2 ** 20)} MiB`,
+    );
+    return 0;
+  } catch (err) {
+    row(SECTION, "sqlite", "failed", "-", (err as Error).message.split("\n")[0]!);
+    return 1;
+  } finally {
+    for (const c of clients) c.close();
+    await sinks?.stop();
+    await cpProc?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
