@@ -170,6 +170,19 @@ export function decodeObjectBody(
   return value as StoredObject;
 }
 
+/**
+ * A create/update request's body as an object of `rt`'s kind, with the keys it repeats (for
+ * `reportDuplicateFields`, once the request's fieldValidation is known).
+ */
+export function decodeRequestBody(
+  rt: ResourceType,
+  req: { headers: Record<string, string | undefined>; body?: Buffer | undefined },
+): { body: StoredObject; duplicates: string[] } {
+  const duplicates: string[] = [];
+  const body = decodeObjectBody(rt, req.headers["content-type"], req.body ?? Buffer.alloc(0), duplicates);
+  return { body, duplicates };
+}
+
 /** DeleteOptions from a DELETE body (JSON or protobuf) merged with query parameters. */
 export function decodeOptionsBody(
   contentType: string | undefined,

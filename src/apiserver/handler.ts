@@ -16,7 +16,7 @@ import { JWKS_PATH, OPENID_CONFIG_PATH } from "./authn/issuer-discovery.ts";
 import { authorizeOrThrow } from "./authz/authorizer.ts";
 import { impersonatedUser, requestAttributes, wantsImpersonation } from "./authz/request.ts";
 import { isReviewKind } from "./builtin-types.ts";
-import { decodeObjectBody, decodeOptionsBody, listEnvelope, partialMetadata } from "./codec.ts";
+import { decodeOptionsBody, decodeRequestBody, listEnvelope, partialMetadata } from "./codec.ts";
 import type { RequestContext, ServerContext, UserInfo } from "./context.ts";
 import { Discovery } from "./discovery.ts";
 import { type HealthCheck, type HealthEndpoint, healthAnswer, healthPath } from "./healthz.ts";
@@ -360,13 +360,7 @@ export class ApiHandler {
       case "watch":
         return this.#watch(rt, info, q, shape);
       case "create": {
-        const duplicates: string[] = [];
-        const body = decodeObjectBody(
-          rt,
-          req.headers["content-type"],
-          req.body ?? Buffer.alloc(0),
-          duplicates,
-        );
+        const { body, duplicates } = decodeRequestBody(rt, req);
         checkTypeMeta(rt, body);
         checkDecodable(rt, body);
         const opts = this.writeOptions(q, ctx);
@@ -377,13 +371,7 @@ export class ApiHandler {
         return this.#objectResponse(rt, created, shape, q, 201);
       }
       case "update": {
-        const duplicates: string[] = [];
-        const body = decodeObjectBody(
-          rt,
-          req.headers["content-type"],
-          req.body ?? Buffer.alloc(0),
-          duplicates,
-        );
+        const { body, duplicates } = decodeRequestBody(rt, req);
         checkTypeMeta(rt, body);
         checkDecodable(rt, body);
         const opts = this.writeOptions(q, ctx);

@@ -12,7 +12,7 @@ import {
   unsupportedMediaType,
 } from "../machinery/errors.ts";
 import { fromLabelSelector, type LabelSelector, selectorToString } from "../machinery/labels.ts";
-import { decodeObjectBody, parseDocument } from "./codec.ts";
+import { decodeObjectBody, decodeRequestBody, parseDocument } from "./codec.ts";
 import type { RequestContext } from "./context.ts";
 import { updateApproval } from "./csr-approval.ts";
 import type { ApiHandler, ApiRequest, ApiResponse } from "./handler.ts";
@@ -67,13 +67,7 @@ function statusLike(
             ),
           );
         case "update": {
-          const duplicates: string[] = [];
-          const body = decodeObjectBody(
-            rt,
-            req.headers["content-type"],
-            req.body ?? Buffer.alloc(0),
-            duplicates,
-          );
+          const { body, duplicates } = decodeRequestBody(rt, req);
           const opts = h.writeOptions(req.query, ctx);
           reportDuplicateFields(rt, body, duplicates, opts.fieldValidation, ctx);
           const updated = await updateObject(
@@ -270,13 +264,7 @@ const scale: SubresourceHandler = {
       case "get":
         return ok(200, scaleOf(rt, await getObject(h.server, rt, info.namespace, name)));
       case "update": {
-        const duplicates: string[] = [];
-        const body = decodeObjectBody(
-          scaleRt,
-          req.headers["content-type"],
-          req.body ?? Buffer.alloc(0),
-          duplicates,
-        );
+        const { body, duplicates } = decodeRequestBody(scaleRt, req);
         // Scale has no schema of its own here (scaleRt carries the parent's): duplicates only.
         reportDuplicateFields(scaleRt, {}, duplicates, opts.fieldValidation, ctx);
         const updated = await updateObject(

@@ -6,7 +6,7 @@
  * byte-identical; the server stays ready.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import {
   byteDamage,
   CONTENT_TYPES,
@@ -26,20 +26,15 @@ import {
   expectWellFormed,
   type FuzzServer,
   schemaOf,
-  seedTargets,
-  startFuzzServer,
+  withSeededFuzzServer,
 } from "./harness.ts";
 import { TARGETS, type Target } from "./targets.ts";
 
 const budget = fuzzBudget(15);
 
 let f: FuzzServer;
-beforeAll(async () => {
-  f = await startFuzzServer();
-  await seedTargets(f);
-});
-afterAll(async () => {
-  await f?.close();
+withSeededFuzzServer((server) => {
+  f = server;
 });
 
 function formatsOf(t: Target): fc.Arbitrary<Format> {

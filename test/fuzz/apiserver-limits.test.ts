@@ -23,6 +23,7 @@ import {
   type RawResponse,
   seedTargets,
   startFuzzServer,
+  withSeededFuzzServer,
 } from "./harness.ts";
 import { TARGETS } from "./targets.ts";
 
@@ -39,12 +40,8 @@ const deployment = (name: string, replicas: string) =>
 
 describe("the edges, on a memory store", () => {
   let f: FuzzServer;
-  beforeAll(async () => {
-    f = await startFuzzServer();
-    await seedTargets(f);
-  });
-  afterAll(async () => {
-    await f?.close();
+  withSeededFuzzServer((server) => {
+    f = server;
   });
 
   /** Sends, checks the answer is well formed, the seed untouched if refused, and the server ready. */
@@ -116,7 +113,7 @@ describe("the edges, on a memory store", () => {
   });
 
   describe("nesting", () => {
-    const deep = (n: number) => '{"a":'.repeat(n) + "1" + "}".repeat(n);
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${"}".repeat(n)}`;
     // The object's own levels (the document, spec, free) count too.
     const widget = (name: string, freeDepth: number) =>
       `{"apiVersion":"fuzz.example.com/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":{"size":"M","free":${deep(freeDepth)}}}`;

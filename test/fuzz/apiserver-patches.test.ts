@@ -6,7 +6,7 @@
  * Status for errors, the object byte-identical after a refused patch, the server ready.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { stringify as toYaml } from "yaml";
 import {
   byteDamage,
@@ -27,20 +27,15 @@ import {
   expectUnchangedUnlessWritten,
   expectWellFormed,
   type FuzzServer,
-  seedTargets,
-  startFuzzServer,
+  withSeededFuzzServer,
 } from "./harness.ts";
 import { TARGETS, type Target } from "./targets.ts";
 
 const budget = fuzzBudget(15);
 
 let f: FuzzServer;
-beforeAll(async () => {
-  f = await startFuzzServer();
-  await seedTargets(f);
-});
-afterAll(async () => {
-  await f?.close();
+withSeededFuzzServer((server) => {
+  f = server;
 });
 
 const PATCH_TYPES = {

@@ -8,7 +8,7 @@
  */
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { CONTENT_TYPES, edgeString, fuzzBudget, mutate, mutationOf } from "./arbitraries.ts";
 import {
@@ -19,20 +19,15 @@ import {
   type FuzzServer,
   isDryRun,
   type RawResponse,
-  seedTargets,
-  startFuzzServer,
+  withSeededFuzzServer,
 } from "./harness.ts";
 import { TARGETS } from "./targets.ts";
 
 const budget = fuzzBudget(25);
 
 let f: FuzzServer;
-beforeAll(async () => {
-  f = await startFuzzServer();
-  await seedTargets(f);
-});
-afterAll(async () => {
-  await f?.close();
+withSeededFuzzServer((server) => {
+  f = server;
 });
 
 const labelSelector = fc.oneof(

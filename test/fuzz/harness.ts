@@ -5,7 +5,7 @@
  * ready, a refused write leaves the stored object byte-identical).
  */
 import { Agent, request } from "node:https";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { Schema } from "../../src/api/schema.ts";
 import type { Store } from "../../src/storage/store.ts";
 import { startTestServer, type TestServer } from "../support/kubectl.ts";
@@ -312,3 +312,16 @@ export const CRD_JSON = JSON.stringify({
     ],
   },
 });
+
+/** A fuzz server with the targets seeded before the file's (or describe's) tests, closed after. */
+export function withSeededFuzzServer(use: (f: FuzzServer) => void): void {
+  let server: FuzzServer | undefined;
+  beforeAll(async () => {
+    server = await startFuzzServer();
+    await seedTargets(server);
+    use(server);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+}
