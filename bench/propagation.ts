@@ -36,12 +36,18 @@ export interface PropagationConfig {
 const KARMADA_BIN = fileURLToPath(new URL("../bin/karmada", import.meta.url));
 export const PROPAGATION_RATIO_GOAL = 2.0;
 
-function deployment(ns: string, i: number, replicas: number): Record<string, unknown> {
+/** A small Deployment `web-<i>` (10m CPU, 16Mi per replica), with `labels` besides `app`. */
+export function deployment(
+  ns: string,
+  i: number,
+  replicas: number,
+  labels: Record<string, string> = {},
+): Record<string, unknown> {
   const app = name("web", i);
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: app, namespace: ns, labels: { app } },
+    metadata: { name: app, namespace: ns, labels: { app, ...labels } },
     spec: {
       replicas,
       selector: { matchLabels: { app } },

@@ -29,7 +29,8 @@ import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
 import { KARMADA } from "../src/karmada/resources.ts";
 import { isAlreadyExists } from "../src/machinery/errors.ts";
 import { Informer } from "../src/runtime/informer.ts";
-import { name, pool } from "./load.ts";
+import { pool } from "./load.ts";
+import { deployment } from "./propagation.ts";
 import type { SinkFleetReady, SinkUsage } from "./sink-fleet-child.ts";
 import { fmt, type Row } from "./table.ts";
 
@@ -141,27 +142,6 @@ interface Plan {
   policies: StoredObject[];
   /** Member objects per cluster. */
   perCluster: Map<string, number>;
-}
-
-function deployment(ns: string, i: number, group: string, replicas: number): Record<string, unknown> {
-  const app = name("app", i);
-  return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: app, namespace: ns, labels: { app, [GROUP_LABEL]: group } },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app } },
-      template: {
-        metadata: { labels: { app } },
-        spec: {
-          containers: [
-            { name: "app", image: "nginx", resources: { requests: { cpu: "10m", memory: "16Mi" } } },
-          ],
-        },
-      },
-    },
-  };
 }
 
 /** Half the templates Duplicated to a pair of clusters, half Divided over three; groups round-robin. */
@@ -316,8 +296,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const writes: Array<{ member: Client; obj: Record<string, unknown> }> = [];
     p.templates.forEach((t, i) => {
       for (const c of t.clusters) {
-        const obj = deployment("scale-direct", i, t.group, 1);
-        (obj.metadata as { labels: Record<string, string> }).labels[OVERRIDE_LABEL] = "true";
+        const obj = deployment("scale-direct", i, 1, { [GROUP_LABEL]: t.group, [OVERRIDE_LABEL]: "true" });
         writes.push({ member: members.get(c)!, obj });
       }
     });
@@ -348,7 +327,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const throughStart = performance.now();
     await pool(n, cfg.concurrency, async (i) => {
       const t = p.templates[i]!;
-      await cp.create(RESOURCES.deployments, deployment("scale", i, t.group, t.replicas));
+      await cp.create(RESOURCES.deployments, deployment("scale", i, t.replicas, { [GROUP_LABEL]: t.group }));
     });
     const creates = performance.now() - throughStart;
     if (!(await waitSinks("scale")).settled) throw new Error("through the control plane: copies missing");

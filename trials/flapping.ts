@@ -288,6 +288,22 @@ function watchOverdue(observer: BindingObserver, t0: number): { overdue: Set<str
   return { overdue, stop: () => clearInterval(timer) };
 }
 
+/**
+ * What the Push trials do before their fault: the groups created and placed, the members'
+ * objects and member1's call rate noted, the watchers started (from `t0`).
+ */
+async function prepareTrial(fleet: FlappingFleet, ns: string, groups: readonly Group[]) {
+  await createGroups(fleet.admin, ns, groups);
+  await settlePlacement(fleet, ns, groups);
+  const before = {
+    member1: await memberUids(fleet.members.member1, ns, KINDS),
+    member2: await memberUids(fleet.members.member2, ns, KINDS),
+  };
+  const baseline = await callRate(fleet, "member1");
+  const t0 = Date.now();
+  return { before, baseline, t0, watchers: startWatchers(fleet, ns, t0) };
+}
+
 async function flappingTrial(
   random: Random,
   settings: FlappingSettings,
@@ -318,15 +334,9 @@ async function flappingTrial(
   const fleet = await startFlappingFleet("flapping", CONTROLLER_OPTIONS);
   let watchers: Watchers | undefined;
   try {
-    await createGroups(fleet.admin, ns, groups);
-    await settlePlacement(fleet, ns, groups);
-    const before = {
-      member1: await memberUids(fleet.members.member1, ns, KINDS),
-      member2: await memberUids(fleet.members.member2, ns, KINDS),
-    };
-    const baseline = await callRate(fleet, "member1");
-    const t0 = Date.now();
-    watchers = startWatchers(fleet, ns, t0);
+    const prepared = await prepareTrial(fleet, ns, groups);
+    const { before, baseline, t0 } = prepared;
+    watchers = prepared.watchers;
     const { observer, clusters, overdue } = watchers;
     const callsBefore = await fleet.apiCalls("member1");
     const clientBefore = await fleet.clientCalls("member1");
@@ -524,15 +534,9 @@ async function slowTrial(
   const fleet = await startFlappingFleet("slow", CONTROLLER_OPTIONS);
   let watchers: Watchers | undefined;
   try {
-    await createGroups(fleet.admin, ns, groups);
-    await settlePlacement(fleet, ns, groups);
-    const before = {
-      member1: await memberUids(fleet.members.member1, ns, KINDS),
-      member2: await memberUids(fleet.members.member2, ns, KINDS),
-    };
-    const baseline = await callRate(fleet, "member1");
-    const t0 = Date.now();
-    watchers = startWatchers(fleet, ns, t0);
+    const prepared = await prepareTrial(fleet, ns, groups);
+    const { before, baseline, t0 } = prepared;
+    watchers = prepared.watchers;
     const { observer, clusters, overdue } = watchers;
     const m2 = new ReadCounter(fleet.members.member2);
     const callsBefore = await fleet.apiCalls("member1");

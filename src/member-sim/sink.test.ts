@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conditionOf, deploymentObject, TestClock, until } from "../../test/support/member-sim.ts";
 import type { StoredObject } from "../api/meta.ts";
-import { RESOURCES } from "../client/client.ts";
+import { RESOURCES, type ResourceRef } from "../client/client.ts";
 import { type MemberCluster, startMemberCluster } from "./cluster.ts";
 
 type Status = Record<string, unknown>;
@@ -23,6 +23,13 @@ describe("a sink member", () => {
     await m.stop();
   });
 
+  /** The object once its status has caught up with `generation`. */
+  const observed = (res: ResourceRef, name: string, generation: number) =>
+    until(async () => {
+      const o = await m.client.get(res, "s", name);
+      return statusOf(o).observedGeneration === generation && o;
+    }, `${name}'s status at generation ${generation}`);
+
   it("has Ready nodes for the cluster status, and runs nothing else: no pods, no ReplicaSets", async () => {
     const nodes = (await m.client.list(RESOURCES.nodes, undefined)).items;
     expect(nodes.map((n) => n.metadata.name).sort()).toEqual(["sink1-node-0", "sink1-node-1"]);
@@ -39,10 +46,7 @@ describe("a sink member", () => {
 
   it("reports a Deployment ready at once, and again on each spec change, with kube's fields and conditions", async () => {
     await m.client.create(RESOURCES.deployments, deploymentObject("api", "s", { replicas: 2 }));
-    const first = await until(async () => {
-      const d = await m.client.get(RESOURCES.deployments, "s", "api");
-      return statusOf(d).observedGeneration === 1 && d;
-    }, "first status");
+    const first = await observed(RESOURCES.deployments, "api", 1);
     expect(statusOf(first)).toMatchObject({
       observedGeneration: 1,
       replicas: 2,
@@ -62,10 +66,7 @@ describe("a sink member", () => {
 
     clock.set("2026-03-01T10:01:00Z");
     await m.client.patch(RESOURCES.deployments, "s", "api", "merge", { spec: { replicas: 0 } });
-    const scaled = await until(async () => {
-      const d = await m.client.get(RESOURCES.deployments, "s", "api");
-      return statusOf(d).observedGeneration === 2 && d;
-    }, "status after scaling to 0");
+    const scaled = await observed(RESOURCES.deployments, "api", 2);
     // Zero counts are left out, as kube leaves them out; the conditions keep their times.
     expect(statusOf(scaled).replicas).toBeUndefined();
     expect(statusOf(scaled).availableReplicas).toBeUndefined();
@@ -93,10 +94,7 @@ describe("a sink member", () => {
         },
       },
     });
-    const s = await until(async () => {
-      const o = await m.client.get(RESOURCES.statefulsets, "s", "db");
-      return statusOf(o).observedGeneration === 1 && o;
-    }, "statefulset status");
+    const s = await observed(RESOURCES.statefulsets, "db", 1);
     expect(statusOf(s)).toMatchObject({
       replicas: 3,
       readyReplicas: 3,
