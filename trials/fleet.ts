@@ -6,6 +6,7 @@
  * token by `karmadactl register`, as a user would). Every listening port is fixed at start, so a
  * killed process comes back with the same flags, the same data and the same address.
  */
+
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,8 +17,8 @@ import type { HttpClient } from "../src/client/http.ts";
 import { httpClientFor, kubeconfigFor, loadKubeconfig, writeKubeconfig } from "../src/client/kubeconfig.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../src/karmada/rbac.ts";
 import { createClusterPki, issueClientCertificate } from "../src/pki/cluster-pki.ts";
-import { issueCertificate } from "../src/pki/x509.ts";
 import { type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
+import { writeEtcdTls } from "../test/support/etcd-tls.ts";
 import { Component, freePort, KARMADACTL_BIN } from "./process.ts";
 
 /** Components log at `quiet` unless TRIALS_LOG_LEVEL says otherwise (with TRIALS_LOG_DIR, to read why a run was slow). */
@@ -92,39 +93,9 @@ export async function startStorage(
   file: (name: string) => string,
 ): Promise<{ flags: string[]; etcd?: LocalEtcd }> {
   if (backend === "sqlite") return { flags: [`--storage=sqlite://${file("karmada.db")}`] };
-  const etcdPki = await createClusterPki({ caName: "etcd-ca" });
-  const serving = await issueCertificate(etcdPki.ca, {
-    commonName: "etcd",
-    hosts: ["127.0.0.1", "localhost"],
-    usage: "server+client",
-    notAfter: new Date(Date.now() + 86_400_000),
-  });
-  const files: Record<string, string> = {
-    "etcd-ca.crt": etcdPki.ca.certPem,
-    "etcd-server.crt": serving.certPem,
-    "etcd-server.key": serving.keyPem,
-    "etcd-client.crt": etcdPki.admin.certPem,
-    "etcd-client.key": etcdPki.admin.keyPem,
-  };
-  for (const [name, content] of Object.entries(files)) await writeFile(file(name), content, { mode: 0o600 });
-  const etcd = await startLocalEtcd({
-    tls: {
-      caFile: file("etcd-ca.crt"),
-      certFile: file("etcd-server.crt"),
-      keyFile: file("etcd-server.key"),
-      clientCertFile: file("etcd-client.crt"),
-      clientKeyFile: file("etcd-client.key"),
-    },
-  });
-  return {
-    flags: [
-      `--etcd-servers=https://${etcd.endpoint}`,
-      `--etcd-cafile=${file("etcd-ca.crt")}`,
-      `--etcd-certfile=${file("etcd-client.crt")}`,
-      `--etcd-keyfile=${file("etcd-client.key")}`,
-    ],
-    etcd,
-  };
+  const etcdTls = await writeEtcdTls(file);
+  const etcd = await startLocalEtcd({ tls: etcdTls.tls });
+  return { flags: etcdTls.apiserverFlags([etcd.endpoint]), etcd };
 }
 
 /** Every member cluster Ready in the control plane. */

@@ -4,6 +4,7 @@
  * client-certificate auth and a CA of its own; simulated members joined with `karmadactl join`.
  * `loseNode` kills a node whole (SIGKILL, its etcd member too), as a machine lost.
  */
+
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,8 +15,8 @@ import { httpClientFor, kubeconfigFor, writeKubeconfig } from "../../src/client/
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../../src/karmada/rbac.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
 import { createClusterPki, issueClientCertificate } from "../../src/pki/cluster-pki.ts";
-import { issueCertificate } from "../../src/pki/x509.ts";
 import { startLocalEtcdCluster } from "../../src/storage/etcd/local-etcd.ts";
+import { writeEtcdTls } from "./etcd-tls.ts";
 import { FAST } from "./member-sim.ts";
 
 const KARMADA_BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
@@ -74,41 +75,22 @@ export async function startHaFleet(): Promise<HaFleet> {
   const nodes: HaNode[] = [];
   const members: ServedMemberCluster[] = [];
   const pki = await createClusterPki({ caName: "karmada" });
-  const etcdPki = await createClusterPki({ caName: "etcd-ca" });
-  const etcdServing = await issueCertificate(etcdPki.ca, {
-    commonName: "etcd",
-    hosts: ["127.0.0.1", "localhost"],
-    usage: "server+client",
-    notAfter: new Date(Date.now() + 3_600_000),
-  });
   const files: Record<string, string> = {
     "ca.crt": pki.ca.certPem,
     "ca.key": pki.ca.keyPem,
     "apiserver.crt": pki.serving.certPem + pki.ca.certPem,
     "apiserver.key": pki.serving.keyPem,
     "sa.key": pki.serviceAccountKeyPem,
-    "etcd-ca.crt": etcdPki.ca.certPem,
-    "etcd-server.crt": etcdServing.certPem,
-    "etcd-server.key": etcdServing.keyPem,
-    "etcd-client.crt": etcdPki.admin.certPem,
-    "etcd-client.key": etcdPki.admin.keyPem,
   };
   for (const [name, content] of Object.entries(files)) await writeFile(file(name), content, { mode: 0o600 });
-  const etcd = await startLocalEtcdCluster(3, {
-    tls: {
-      caFile: file("etcd-ca.crt"),
-      certFile: file("etcd-server.crt"),
-      keyFile: file("etcd-server.key"),
-      clientCertFile: file("etcd-client.crt"),
-      clientKeyFile: file("etcd-client.key"),
-    },
-  });
+  const etcdTls = await writeEtcdTls(file, 3_600_000);
+  const etcd = await startLocalEtcdCluster(3, { tls: etcdTls.tls });
   const identities = {
     cm: await issueClientCertificate(pki, { commonName: CONTROLLER_MANAGER_USER }),
     scheduler: await issueClientCertificate(pki, { commonName: SCHEDULER_USER }),
   };
   // Every API server reaches every etcd member, as an external etcd is used.
-  const etcdServers = etcd.endpoints.map((e) => `https://${e}`).join(",");
+  const etcdFlags = etcdTls.apiserverFlags(etcd.endpoints);
   for (let i = 0; i < 3; i++) {
     const procs: ChildProcess[] = [];
     const url = await startKarmada(
@@ -122,10 +104,7 @@ export async function startHaFleet(): Promise<HaFleet> {
         `--service-account-signing-key-file=${file("sa.key")}`,
         `--cluster-signing-cert-file=${file("ca.crt")}`,
         `--cluster-signing-key-file=${file("ca.key")}`,
-        `--etcd-servers=${etcdServers}`,
-        `--etcd-cafile=${file("etcd-ca.crt")}`,
-        `--etcd-certfile=${file("etcd-client.crt")}`,
-        `--etcd-keyfile=${file("etcd-client.key")}`,
+        ...etcdFlags,
         "--log-level=warn",
       ],
       /listening on (https:\/\/\S+)/,
