@@ -342,7 +342,10 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
     await publishClusterInfo(admin, cp.url, pki.ca.certPem);
 
     const names = Array.from({ length: opts.members }, (_, i) => `member${i + 1}`);
-    step(`Starting ${names.length} member cluster${names.length === 1 ? "" : "s"} (${names.join(", ")}) ...`);
+    if (names.length > 0)
+      step(
+        `Starting ${names.length} member cluster${names.length === 1 ? "" : "s"} (${names.join(", ")}) ...`,
+      );
     const started: RunningUp["members"] = [];
     const results = await Promise.allSettled(
       names.map((name, i) =>
@@ -632,13 +635,21 @@ export function nextSteps(up: RunningUp): string {
           `(through the load balancer; 'karmada-apiserver-1'..'karmada-apiserver-${up.ha.nodes.length}' reach each node's API server),`,
         ]
       : []),
-    `and 'kubectl config use-context ${up.members.map((m) => m.name).join("/")}' to switch to the different member cluster.`,
+    ...(up.members.length > 0
+      ? [
+          `and 'kubectl config use-context ${up.members.map((m) => m.name).join("/")}' to switch to the different member cluster.`,
+        ]
+      : ["(no simulated members: join your clusters with 'karmadactl join')."]),
     "",
     "Then try:",
     "  kubectl --context karmada-apiserver get clusters",
-    "  kubectl --context member2 get nodes",
-    "  karmadactl get clusters",
-    "  karmadactl get nodes --operation-scope members",
+    ...(up.members.length > 0
+      ? [
+          `  kubectl --context ${up.members[Math.min(1, up.members.length - 1)]!.name} get nodes`,
+          "  karmadactl get clusters",
+          "  karmadactl get nodes --operation-scope members",
+        ]
+      : ["  karmadactl get clusters"]),
     "",
     ...(up.ha ? [describeNodes(up.ha), `etcd members: ${up.ha.etcdEndpoints.join(", ")}.`, ""] : []),
     ...metricsSteps(up),
