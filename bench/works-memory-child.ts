@@ -13,7 +13,7 @@ import { RESOURCES } from "../src/client/client.ts";
 import { LocalClient } from "../src/client/local.ts";
 import { KARMADA } from "../src/karmada/resources.ts";
 import { silentLogger } from "../src/log.ts";
-import { InformerFactory } from "../src/runtime/informer.ts";
+import { InformerFactory, withoutManagedFields } from "../src/runtime/informer.ts";
 import { openStore } from "../src/storage/open.ts";
 import { name, pool } from "./load.ts";
 
@@ -129,7 +129,8 @@ async function main(url: string, count: number, concurrency: number): Promise<Wo
   const store = await openStore(url);
   const api = await ApiServer.start({ store, log: silentLogger, compactionIntervalMs: 0 });
   const client = new LocalClient(api.context, { fieldManager: "bench" });
-  const informers = new InformerFactory(client, { log: silentLogger });
+  // As the controller manager makes its caches (src/controllers/index.ts).
+  const informers = new InformerFactory(client, { log: silentLogger, transform: withoutManagedFields });
   try {
     for (let c = 1; c <= CLUSTERS; c++) {
       await client.create(RESOURCES.namespaces, {

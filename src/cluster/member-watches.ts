@@ -9,7 +9,7 @@ import type { ResourceRef } from "../client/client.ts";
 import { ANNOTATION, clusterOfExecutionSpace, LABEL } from "../karmada/names.ts";
 import type { ClusterObject } from "../karmada/types.ts";
 import type { Logger } from "../log.ts";
-import { Informer } from "../runtime/informer.ts";
+import { Informer, withoutManagedFields } from "../runtime/informer.ts";
 import type { MemberConnections } from "./connections.ts";
 
 export interface MemberWatch {
@@ -69,6 +69,7 @@ export class MemberWatches {
     const ref = await conn.client.resourceFor(String(manifest.apiVersion), String(manifest.kind));
     const informer = new Informer(conn.client, ref, {
       labelSelector: `${LABEL.managed}=true`,
+      transform: withoutManagedFields,
       log: this.#log,
     });
     const tell = (type: "add" | "update" | "delete", obj: StoredObject, old?: StoredObject) => {

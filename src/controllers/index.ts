@@ -11,7 +11,7 @@ import type { Logger } from "../log.ts";
 import { createMetricsRegistry, type Registry } from "../metrics/registry.ts";
 import { type Controller, type RunningController, runController } from "../runtime/controller.ts";
 import { eventRecorder } from "../runtime/events.ts";
-import { InformerFactory } from "../runtime/informer.ts";
+import { InformerFactory, withoutManagedFields } from "../runtime/informer.ts";
 import { agentCsrApprovingController } from "./agent-csr-approving.ts";
 import { applicationFailoverController } from "./application-failover.ts";
 import { bindingController } from "./binding.ts";
@@ -157,6 +157,7 @@ export function startControllerManager(opts: ControllerManagerOptions): RunningC
   const metrics = opts.metrics ?? createMetricsRegistry({ processMetrics: false });
   const informers = new InformerFactory(opts.client, {
     log: opts.log,
+    transform: withoutManagedFields,
     ...(opts.freezeCaches ? { freeze: true } : {}),
   });
   const memberWatches = new MemberWatches(opts.members, opts.log);

@@ -10,6 +10,7 @@ import { type Client, RESOURCES, type ResourceRef } from "../client/client.ts";
 import { ANNOTATION, clusterOfExecutionSpace, LABEL } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { AggregatedStatusItem, BindingSpec, PropagationSpec } from "../karmada/types.ts";
+import { withoutManagedFields } from "../runtime/informer.ts";
 import type { LiveView, ViewState } from "./live.ts";
 import { problemOf, type Source, type SourceSet, type SourceSpec } from "./sources.ts";
 import { clustersMeta, clusterTile, workloadsPerCluster } from "./views/clusters.ts";
@@ -51,12 +52,6 @@ export interface PageContext {
 }
 
 // ---- sources --------------------------------------------------------------------------------
-
-function withoutManagedFields(obj: StoredObject): StoredObject {
-  if (!obj.metadata.managedFields) return obj;
-  const { managedFields: _, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
-}
 
 const BIG_ANNOTATIONS = [
   "scheduler.karmada-ts.io/explanation",

@@ -243,6 +243,18 @@ export class Informer {
   }
 }
 
+/**
+ * The object without `metadata.managedFields`: what controllers' caches keep (upstream's
+ * controller manager strips them from its caches too, fedinformer.StripUnusedFields). No
+ * controller reads them, an update that leaves them out keeps the server's, and for a Work
+ * they are a fieldsV1 tree of its whole manifest: a large share of the cache.
+ */
+export function withoutManagedFields(obj: StoredObject): StoredObject {
+  if (!obj.metadata.managedFields) return obj;
+  const { managedFields: _, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 /** One informer per resource, namespace and selectors, shared by every controller that asks. */
 export class InformerFactory {
   #client: Client;
