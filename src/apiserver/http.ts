@@ -614,9 +614,13 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
     await write(response);
   };
   const tls = opts.tls;
+  // Go's http.Server, and so kube-apiserver, reads request heads of up to 1 MiB; node stops at
+  // 16 KiB with a 431 that has no Status (a long label selector in a URL is legitimate).
+  const maxHeaderSize = 1 << 20;
   const server: Server = tls
     ? createHttpsServer(
         {
+          maxHeaderSize,
           cert: tls.certPem,
           key: tls.keyPem,
           minVersion: "TLSv1.2",
@@ -625,7 +629,7 @@ export function startHttpServer(handler: ApiHandler, opts: HttpServerOptions): P
         },
         listener,
       )
-    : createServer(listener);
+    : createServer({ maxHeaderSize }, listener);
   // Node's whole-request timeout would cut long-running requests' bodies (exec, proxies) too:
   // the request deadline above bounds the others' bodies instead.
   server.requestTimeout = 0;
