@@ -156,6 +156,12 @@ export const APISERVER_OPTIONS = optionTable({
     help: "how long a request that is not long-running may take before it is answered 504 Timeout; ?timeout= may lower it (0: no limit)",
     default: "1m0s",
   },
+  minRequestTimeout: {
+    flag: "--min-request-timeout",
+    type: count,
+    help: "seconds a watch that names no timeoutSeconds is kept open at least (it ends at random between this and twice this, so that clients do not all reconnect at once)",
+    default: 1800,
+  },
   bindAddress: {
     flag: "--bind-address",
     type: text,

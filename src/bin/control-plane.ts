@@ -55,6 +55,8 @@ export async function startControlPlane(opts: {
   inflight?: InflightLimits;
   /** `--request-timeout` in ms (default one minute; 0: none). */
   requestTimeoutMs?: number;
+  /** `--min-request-timeout`: a watch that names no timeoutSeconds lasts [this, 2×this) seconds (default 1800). */
+  minRequestTimeoutSeconds?: number;
   /** The process's metrics registry: the API server's metrics go there, and `/metrics` serves it. */
   metrics?: MetricsRegistry;
 }): Promise<RunningControlPlane> {
@@ -70,6 +72,9 @@ export async function startControlPlane(opts: {
       store,
       log: opts.log,
       ...(opts.compactionIntervalMs !== undefined ? { compactionIntervalMs: opts.compactionIntervalMs } : {}),
+      ...(opts.minRequestTimeoutSeconds !== undefined
+        ? { watch: { minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds } }
+        : {}),
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
       ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
       ...(opts.security ? opts.security.api : { authorization: "AlwaysAllow" as const }),

@@ -168,6 +168,7 @@ async function runApiserver(flags: ApiserverFlags): Promise<void> {
     compactionIntervalMs: flags.etcdCompactionInterval,
     inflight: { readOnly: flags.maxRequestsInflight, mutating: flags.maxMutatingRequestsInflight },
     requestTimeoutMs: flags.requestTimeout,
+    minRequestTimeoutSeconds: flags.minRequestTimeout,
     host: flags.bindAddress,
     port,
     log,

@@ -269,6 +269,7 @@ describe("defaultsOf", () => {
     for (const table of tables) expect(() => defaultsOf(table)).not.toThrow();
     expect(defaultsOf(c.APISERVER_OPTIONS)).toMatchObject({
       etcdCompactionInterval: 300_000,
+      minRequestTimeout: 1800,
       clusterSigningDuration: 365 * 24 * 3_600_000,
       authorizationMode: ["RBAC"],
     });
