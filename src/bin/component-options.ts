@@ -101,6 +101,17 @@ export function controllersOptions(known: readonly string[]) {
 
 export const APISERVER_DEFAULT_STORAGE = "sqlite://.karmada/apiserver.db";
 
+/** kube-apiserver's `--request-timeout`, for every API server we serve (control plane, `up`, member-sim). */
+export const REQUEST_TIMEOUT_OPTIONS = optionTable({
+  /** ms */
+  requestTimeout: {
+    flag: "--request-timeout",
+    type: duration,
+    help: "how long a request that is not long-running may take before it is answered 504 Timeout; ?timeout= may lower it (0: no limit)",
+    default: "1m0s",
+  },
+});
+
 export const APISERVER_OPTIONS = optionTable({
   storage: {
     flag: "--storage",
@@ -148,13 +159,6 @@ export const APISERVER_OPTIONS = optionTable({
     type: count,
     help: "mutating requests served at once; more are answered 429 (0: no limit)",
     default: 200,
-  },
-  /** ms */
-  requestTimeout: {
-    flag: "--request-timeout",
-    type: duration,
-    help: "how long a request that is not long-running may take before it is answered 504 Timeout; ?timeout= may lower it (0: no limit)",
-    default: "1m0s",
   },
   minRequestTimeout: {
     flag: "--min-request-timeout",

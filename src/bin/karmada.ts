@@ -76,6 +76,7 @@ import {
   logLevelOptions,
   MEMBER_SIM_OPTIONS,
   OPERATOR_OPTIONS,
+  REQUEST_TIMEOUT_OPTIONS,
   SCHEDULER_OPTIONS,
   STOP_WITH_STDIN_OPTIONS,
   TOLERATION_OPTIONS,
@@ -115,6 +116,7 @@ function readOptions<const Table extends OptionTable>(
 
 const APISERVER_COMMAND = mergeOptions(
   APISERVER_OPTIONS,
+  REQUEST_TIMEOUT_OPTIONS,
   logLevelOptions("info"),
   TOLERATION_OPTIONS,
   STOP_WITH_STDIN_OPTIONS,
@@ -223,6 +225,7 @@ function tolerationSecondsFrom(flags: OptionValues<typeof TOLERATION_OPTIONS>): 
 
 const UP_COMMAND = mergeOptions(
   UP_OPTIONS,
+  REQUEST_TIMEOUT_OPTIONS,
   logLevelOptions("warn"),
   CLUSTER_STATUS_OPTIONS,
   FAILOVER_OPTIONS,
@@ -256,7 +259,7 @@ function userCa(flags: UpFlags): CertificateAndKey | undefined {
 function haComponentArgs(flags: UpFlags, features: FeatureGates): HaComponentArgs {
   const gates = features.toString();
   return {
-    apiserver: argsFor(TOLERATION_OPTIONS, flags),
+    apiserver: [...argsFor(TOLERATION_OPTIONS, flags), ...argsFor(REQUEST_TIMEOUT_OPTIONS, flags)],
     controllerManager: [
       ...argsFor(CONTROLLER_OPTIONS, pickValues(flags, CONTROLLER_OPTIONS)),
       ...(gates ? [`--feature-gates=${gates}`] : []),
@@ -290,6 +293,7 @@ async function runUpCommand(flags: UpFlags): Promise<void> {
       ...(flags.memberStages ? { memberStages: resolve(flags.memberStages) } : {}),
       controllerOptions: { ...pickValues(flags, CONTROLLER_OPTIONS), features },
       ...(flags.ha ? { ha: haComponentArgs(flags, features) } : {}),
+      requestTimeoutMs: flags.requestTimeout,
       defaultTolerationSeconds: tolerationSecondsFrom(flags),
       ...(ca ? { ca } : {}),
       ...(flags.dashboard ? { dashboard: { port: flags.dashboardPort } } : {}),
@@ -732,7 +736,12 @@ async function runAgentCommand(flags: AgentFlags): Promise<void> {
   );
 }
 
-const MEMBER_SIM_COMMAND = mergeOptions(MEMBER_SIM_OPTIONS, logLevelOptions("warn"), STOP_WITH_STDIN_OPTIONS);
+const MEMBER_SIM_COMMAND = mergeOptions(
+  MEMBER_SIM_OPTIONS,
+  REQUEST_TIMEOUT_OPTIONS,
+  logLevelOptions("warn"),
+  STOP_WITH_STDIN_OPTIONS,
+);
 
 type MemberSimFlags = OptionValues<typeof MEMBER_SIM_COMMAND>;
 
@@ -793,6 +802,7 @@ async function runMemberSim(flags: MemberSimFlags): Promise<void> {
     ...(flags.zone ? { zone: flags.zone } : {}),
     ...(flags.provider ? { provider: flags.provider } : {}),
     stages,
+    requestTimeoutMs: flags.requestTimeout,
     ...(flags.sink ? { sink: true } : {}),
     store,
     log,

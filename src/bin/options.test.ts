@@ -264,6 +264,7 @@ describe("defaultsOf", () => {
       c.AGENT_OPTIONS,
       c.MEMBER_SIM_OPTIONS,
       c.TOLERATION_OPTIONS,
+      c.REQUEST_TIMEOUT_OPTIONS,
       c.logLevelOptions("warn"),
     ];
     for (const table of tables) expect(() => defaultsOf(table)).not.toThrow();
@@ -273,6 +274,7 @@ describe("defaultsOf", () => {
       clusterSigningDuration: 365 * 24 * 3_600_000,
       authorizationMode: ["RBAC"],
     });
+    expect(defaultsOf(c.REQUEST_TIMEOUT_OPTIONS)).toEqual({ requestTimeout: 60_000 });
   });
 });
 

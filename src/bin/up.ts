@@ -79,6 +79,8 @@ export interface UpOptions {
   controllerOptions?: Partial<ControllerOptions>;
   /** The default not-ready / unreachable toleration seconds of policy admission (300 each). */
   defaultTolerationSeconds?: { notReady?: number; unreachable?: number };
+  /** The control plane's `--request-timeout` in ms (default one minute). */
+  requestTimeoutMs?: number;
   /** How long to wait for the clusters to be Ready before reporting which are not (60 s). */
   readyTimeoutMs?: number;
   /** The user's own CA for the control plane (`--ca-cert-file`/`--ca-key-file`); default: a new one in `<data-dir>/pki`. */
@@ -330,6 +332,7 @@ export async function runUp(opts: UpOptions, io: CommandIO): Promise<RunningUp> 
         port: opts.port,
         log: opts.log,
         metrics,
+        ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
         ...(opts.defaultTolerationSeconds ? { defaultTolerationSeconds: opts.defaultTolerationSeconds } : {}),
         security: secureServingFrom(pki, { bootstrapTokens: true }),
         admin: pki.admin,

@@ -110,7 +110,10 @@ async function admin(
 }
 
 export interface MemberHttpOptions
-  extends Pick<HttpServerOptions, "host" | "port" | "log" | "tls" | "authenticate" | "metrics"> {
+  extends Pick<
+    HttpServerOptions,
+    "host" | "port" | "log" | "tls" | "authenticate" | "metrics" | "requestTimeoutMs"
+  > {
   faults: Faults;
   info: AdminInfo;
 }
@@ -148,6 +151,7 @@ export async function serveMember(handler: ApiHandler, opts: MemberHttpOptions):
     ...(opts.tls ? { tls: opts.tls } : {}),
     ...(opts.authenticate ? { authenticate: opts.authenticate } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
   });
   const { server } = http;
   const { faults } = opts;

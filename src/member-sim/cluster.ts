@@ -124,6 +124,8 @@ export interface ServeOptions {
   pki?: ClusterPki;
   /** Plain HTTP, nobody authenticated: for benchmarks only. */
   insecure?: boolean;
+  /** `--request-timeout` in ms (default one minute; 0: none). */
+  requestTimeoutMs?: number;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -406,6 +408,7 @@ export async function serveMemberCluster(
       port: opts.port ?? 0,
       log: (opts.log ?? silentLogger).child({ cluster: opts.name }),
       faults: cluster.faults,
+      ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
       info: {
         name: cluster.name,
         nodes: () => cluster.informers.nodes.keys().sort(),
