@@ -6,7 +6,7 @@
  * acknowledged write must be there (its content, or the one write per name that was in
  * flight at the kill and so may or may not have landed).
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fmt } from "../bench/table.ts";
@@ -14,9 +14,8 @@ import { RESOURCES } from "../src/client/client.ts";
 import type { HttpClient } from "../src/client/http.ts";
 import { httpClientFor } from "../src/client/kubeconfig.ts";
 import { ApiError } from "../src/machinery/errors.ts";
-import { createClusterPki } from "../src/pki/cluster-pki.ts";
 import type { LocalEtcd } from "../src/storage/etcd/local-etcd.ts";
-import { type Backend, startStorage } from "./fleet.ts";
+import { type Backend, startStorage, writeApiserverPki } from "./fleet.ts";
 import { Component, freePort } from "./process.ts";
 import { mulberry32 } from "./random.ts";
 import type { TrialOptions, TrialRow } from "./types.ts";
@@ -58,29 +57,12 @@ interface Server {
 async function startServer(backend: Backend): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), `karmada-durability-${backend}-`));
   const file = (name: string) => join(dir, name);
-  const pki = await createClusterPki({ caName: "karmada" });
-  const files: Record<string, string> = {
-    "ca.crt": pki.ca.certPem,
-    "apiserver.crt": pki.serving.certPem + pki.ca.certPem,
-    "apiserver.key": pki.serving.keyPem,
-    "sa.key": pki.serviceAccountKeyPem,
-  };
-  for (const [name, content] of Object.entries(files)) await writeFile(file(name), content, { mode: 0o600 });
+  const { pki, flags: servingFlags } = await writeApiserverPki(file);
   const { flags: storage, etcd } = await startStorage(backend, file);
   const port = await freePort();
   const apiserver = new Component(
     "apiserver",
-    [
-      "apiserver",
-      `--secure-port=${port}`,
-      `--cert-dir=${file("apiserver-certs")}`,
-      `--tls-cert-file=${file("apiserver.crt")}`,
-      `--tls-private-key-file=${file("apiserver.key")}`,
-      `--client-ca-file=${file("ca.crt")}`,
-      `--service-account-signing-key-file=${file("sa.key")}`,
-      ...storage,
-      "--log-level=warn",
-    ],
+    ["apiserver", `--secure-port=${port}`, ...servingFlags, ...storage, "--log-level=warn"],
     /listening on (https:\/\/\S+)/,
   );
   const stop = async () => {

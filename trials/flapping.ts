@@ -288,6 +288,37 @@ function watchOverdue(observer: BindingObserver, t0: number): { overdue: Set<str
   return { overdue, stop: () => clearInterval(timer) };
 }
 
+/** The figures every trial reports about the member it troubles, in the table's order. */
+function memberFigures(
+  member: string,
+  seen: {
+    health: { notReady: number; tainted: number };
+    checks: { figures: Record<string, string | number> };
+    changes: { recreated: string[]; deleted: string[] };
+    /** API calls the member served during the trial, over `spanMs`; `baseline`: calls/s before. */
+    callsDuring: number;
+    spanMs: number;
+    baseline: number;
+  },
+): Record<string, string | number> {
+  return {
+    "NotReady / tainted": `${seen.health.notReady}/${seen.health.tainted}`,
+    ...seen.checks.figures,
+    [`re-created on ${member}`]: seen.changes.recreated.length,
+    [`deleted on ${member}`]: seen.changes.deleted.length,
+    [`${member} API calls`]: seen.callsDuring,
+    [`${member} API calls/s (before)`]: `${(seen.callsDuring / (seen.spanMs / 1000)).toFixed(1)} (${seen.baseline.toFixed(1)})`,
+  };
+}
+
+/** Requests a client sent between two counts, and how many of them got no answer: "sent (unanswered)". */
+function clientCalls(
+  before: { sent: number; unanswered: number },
+  after: { sent: number; unanswered: number },
+) {
+  return `${after.sent - before.sent} (${after.unanswered - before.unanswered})`;
+}
+
 /**
  * What the Push trials do before their fault: the groups created and placed, the members'
  * objects and member1's call rate noted, the watchers started (from `t0`).
@@ -404,13 +435,8 @@ async function flappingTrial(
         flaps: down.length,
         "template changes": expected.changes,
         "longest down (trouble)": `${ms(longest)} (${ms(longestTrouble)})`,
-        "NotReady / tainted": `${health.notReady}/${health.tainted}`,
-        ...checks.figures,
-        "re-created on member1": m1.recreated.length,
-        "deleted on member1": m1.deleted.length,
-        "member1 API calls": callsDuring,
-        "member1 API calls/s (before)": `${(callsDuring / (flapEnd / 1000)).toFixed(1)} (${baseline.toFixed(1)})`,
-        "control plane → member1 (unanswered)": `${clientAfter.sent - clientBefore.sent} (${clientAfter.unanswered - clientBefore.unanswered})`,
+        ...memberFigures("member1", { health, checks, changes: m1, callsDuring, spanMs: flapEnd, baseline }),
+        "control plane → member1 (unanswered)": clientCalls(clientBefore, clientAfter),
       },
     };
   } finally {
@@ -617,12 +643,7 @@ async function slowTrial(
         "changes to member2": `${latencies.length}/${latencies.length + stalled.length}`,
         "to member2 p50/max": `${ms(percentile(latencies, 50))}/${ms(percentile(latencies, 100))}`,
         "member1 caught up": ms(catchUp),
-        "NotReady / tainted": `${health.notReady}/${health.tainted}`,
-        ...checks.figures,
-        "re-created on member1": c1.recreated.length,
-        "deleted on member1": c1.deleted.length,
-        "member1 API calls": callsDuring,
-        "member1 API calls/s (before)": `${(callsDuring / (slowEnd / 1000)).toFixed(1)} (${baseline.toFixed(1)})`,
+        ...memberFigures("member1", { health, checks, changes: c1, callsDuring, spanMs: slowEnd, baseline }),
       },
     };
   } finally {
@@ -747,15 +768,10 @@ async function partitionTrial(
         "proxy during partition": reachedDuring ? "reached" : "refused",
         "updates via agent": `${latencies.length}/${latencies.length + lost.length}`,
         "update p50/max": `${ms(percentile(latencies, 50))}/${ms(percentile(latencies, 100))}`,
-        "NotReady / tainted": `${health.notReady}/${health.tainted}`,
-        ...checks.figures,
-        "re-created on member3": changes.recreated.length,
-        "deleted on member3": changes.deleted.length,
-        "member3 API calls": callsDuring,
-        "member3 API calls/s (before)": `${(callsDuring / (partitionEnd / 1000)).toFixed(1)} (${baseline.toFixed(1)})`,
+        ...memberFigures("member3", { health, checks, changes, callsDuring, spanMs: partitionEnd, baseline }),
         // The agent's member client and the control plane's share this process: the agent's
         // requests are answered, so the unanswered ones are the control plane's.
-        "agent + control plane → member3 (unanswered)": `${clientAfter.sent - clientBefore.sent} (${clientAfter.unanswered - clientBefore.unanswered})`,
+        "agent + control plane → member3 (unanswered)": clientCalls(clientBefore, clientAfter),
       },
     };
   } finally {
