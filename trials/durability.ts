@@ -15,7 +15,8 @@ import type { HttpClient } from "../src/client/http.ts";
 import { httpClientFor } from "../src/client/kubeconfig.ts";
 import { ApiError } from "../src/machinery/errors.ts";
 import type { LocalEtcd } from "../src/storage/etcd/local-etcd.ts";
-import { type Backend, startStorage, writeApiserverPki } from "./fleet.ts";
+import { writeApiserverPki } from "../test/support/pki-files.ts";
+import { type Backend, startStorage } from "./fleet.ts";
 import { Component, freePort } from "./process.ts";
 import { mulberry32 } from "./random.ts";
 import type { TrialOptions, TrialRow } from "./types.ts";
@@ -57,12 +58,18 @@ interface Server {
 async function startServer(backend: Backend): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), `karmada-durability-${backend}-`));
   const file = (name: string) => join(dir, name);
-  const { pki, flags: servingFlags } = await writeApiserverPki(file);
+  const { pki, servingFlags } = await writeApiserverPki(file);
   const { flags: storage, etcd } = await startStorage(backend, file);
   const port = await freePort();
   const apiserver = new Component(
     "apiserver",
-    ["apiserver", `--secure-port=${port}`, ...servingFlags, ...storage, "--log-level=warn"],
+    [
+      "apiserver",
+      `--secure-port=${port}`,
+      ...servingFlags(file("apiserver-certs")),
+      ...storage,
+      "--log-level=warn",
+    ],
     /listening on (https:\/\/\S+)/,
   );
   const stop = async () => {

@@ -8,7 +8,7 @@
  */
 
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isObject, type StoredObject } from "../src/api/meta.ts";
@@ -16,9 +16,9 @@ import { RESOURCES } from "../src/client/client.ts";
 import type { HttpClient } from "../src/client/http.ts";
 import { httpClientFor, kubeconfigFor, loadKubeconfig, writeKubeconfig } from "../src/client/kubeconfig.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../src/karmada/rbac.ts";
-import { type ClusterPki, createClusterPki, issueClientCertificate } from "../src/pki/cluster-pki.ts";
+import { issueClientCertificate } from "../src/pki/cluster-pki.ts";
 import { type LocalEtcd, startLocalEtcd } from "../src/storage/etcd/local-etcd.ts";
-import { writeEtcdTls } from "../test/support/etcd-tls.ts";
+import { writeApiserverPki, writeEtcdTls } from "../test/support/pki-files.ts";
 import { Component, freePort, KARMADACTL_BIN } from "./process.ts";
 
 /** Components log at `quiet` unless TRIALS_LOG_LEVEL says otherwise (with TRIALS_LOG_DIR, to read why a run was slow). */
@@ -98,34 +98,6 @@ export async function startStorage(
   return { flags: etcdTls.apiserverFlags([etcd.endpoint]), etcd };
 }
 
-/**
- * The control plane's CA (with its key, for signing), serving certificate and service-account
- * key written where `file` says, and the API server's flags that serve with them.
- */
-export async function writeApiserverPki(
-  file: (name: string) => string,
-): Promise<{ pki: ClusterPki; flags: string[] }> {
-  const pki = await createClusterPki({ caName: "karmada" });
-  const files: Record<string, string> = {
-    "ca.crt": pki.ca.certPem,
-    "ca.key": pki.ca.keyPem,
-    "apiserver.crt": pki.serving.certPem + pki.ca.certPem,
-    "apiserver.key": pki.serving.keyPem,
-    "sa.key": pki.serviceAccountKeyPem,
-  };
-  for (const [name, content] of Object.entries(files)) await writeFile(file(name), content, { mode: 0o600 });
-  return {
-    pki,
-    flags: [
-      `--cert-dir=${file("apiserver-certs")}`,
-      `--tls-cert-file=${file("apiserver.crt")}`,
-      `--tls-private-key-file=${file("apiserver.key")}`,
-      `--client-ca-file=${file("ca.crt")}`,
-      `--service-account-signing-key-file=${file("sa.key")}`,
-    ],
-  };
-}
-
 /** Every member cluster Ready in the control plane. */
 export async function clustersReady(admin: HttpClient): Promise<boolean> {
   const list = await admin.list(RESOURCES.clusters, undefined);
@@ -148,7 +120,7 @@ export async function startFleet(backend: Backend, log: (line: string) => void):
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const { pki, flags: servingFlags } = await writeApiserverPki(file);
+    const { pki, servingFlags, signingFlags } = await writeApiserverPki(file);
     const store = await startStorage(backend, file);
     etcd = store.etcd;
     const storage = store.flags;
@@ -160,9 +132,8 @@ export async function startFleet(backend: Backend, log: (line: string) => void):
       [
         "apiserver",
         `--secure-port=${port}`,
-        ...servingFlags,
-        `--cluster-signing-cert-file=${file("ca.crt")}`,
-        `--cluster-signing-key-file=${file("ca.key")}`,
+        ...servingFlags(file("apiserver-certs")),
+        ...signingFlags,
         "--enable-bootstrap-token-auth",
         ...storage,
         logLevel("warn"),

@@ -6,7 +6,7 @@
  */
 
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,10 +14,10 @@ import type { HttpClient } from "../../src/client/http.ts";
 import { httpClientFor, kubeconfigFor, writeKubeconfig } from "../../src/client/kubeconfig.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../../src/karmada/rbac.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../../src/member-sim/cluster.ts";
-import { createClusterPki, issueClientCertificate } from "../../src/pki/cluster-pki.ts";
+import { issueClientCertificate } from "../../src/pki/cluster-pki.ts";
 import { startLocalEtcdCluster } from "../../src/storage/etcd/local-etcd.ts";
-import { writeEtcdTls } from "./etcd-tls.ts";
 import { FAST } from "./member-sim.ts";
+import { writeApiserverPki, writeEtcdTls } from "./pki-files.ts";
 
 const KARMADA_BIN = fileURLToPath(new URL("../../bin/karmada", import.meta.url));
 const KARMADACTL = fileURLToPath(new URL("../../bin/karmadactl", import.meta.url));
@@ -74,15 +74,7 @@ export async function startHaFleet(): Promise<HaFleet> {
   const file = (name: string) => join(dir, name);
   const nodes: HaNode[] = [];
   const members: ServedMemberCluster[] = [];
-  const pki = await createClusterPki({ caName: "karmada" });
-  const files: Record<string, string> = {
-    "ca.crt": pki.ca.certPem,
-    "ca.key": pki.ca.keyPem,
-    "apiserver.crt": pki.serving.certPem + pki.ca.certPem,
-    "apiserver.key": pki.serving.keyPem,
-    "sa.key": pki.serviceAccountKeyPem,
-  };
-  for (const [name, content] of Object.entries(files)) await writeFile(file(name), content, { mode: 0o600 });
+  const { pki, servingFlags, signingFlags } = await writeApiserverPki(file);
   const etcdTls = await writeEtcdTls(file, 3_600_000);
   const etcd = await startLocalEtcdCluster(3, { tls: etcdTls.tls });
   const identities = {
@@ -97,13 +89,8 @@ export async function startHaFleet(): Promise<HaFleet> {
       [
         "apiserver",
         "--secure-port=0",
-        `--cert-dir=${file(`certs-${i}`)}`,
-        `--tls-cert-file=${file("apiserver.crt")}`,
-        `--tls-private-key-file=${file("apiserver.key")}`,
-        `--client-ca-file=${file("ca.crt")}`,
-        `--service-account-signing-key-file=${file("sa.key")}`,
-        `--cluster-signing-cert-file=${file("ca.crt")}`,
-        `--cluster-signing-key-file=${file("ca.key")}`,
+        ...servingFlags(file(`certs-${i}`)),
+        ...signingFlags,
         ...etcdFlags,
         "--log-level=warn",
       ],
