@@ -16,13 +16,14 @@
  * member objects (override included) straight to the same members over HTTP until they report.
  * Goals: ratio ≤ 1.5, control-plane CPU ≤ 3 s per 1,000 member objects.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { StoredObject } from "../src/api/meta.ts";
 import { type Client, RESOURCES } from "../src/client/client.ts";
 import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
@@ -45,6 +46,7 @@ export interface ScaleConfig {
 export const SCALE_RATIO_GOAL = 1.5;
 export const SCALE_CPU_GOAL = 3;
 
+const execFileP = promisify(execFile);
 const KARMADA_BIN = fileURLToPath(new URL("../bin/karmada", import.meta.url));
 const SINK_CHILD = fileURLToPath(new URL("./sink-fleet-child.ts", import.meta.url));
 const SECTION = "13 scale";
@@ -123,9 +125,12 @@ class LineChild {
 
 /** `karmada up --members 0` until it says it runs; its kubeconfig and pid. */
 async function startControlPlane(dataDir: string): Promise<{ proc: LineChild; kubeconfig: string }> {
+  // BENCH_SCALE_CPU_PROF=<dir>: the control plane writes a V8 CPU profile there when it stops.
+  const profDir = process.env.BENCH_SCALE_CPU_PROF;
+  const profile = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
   const child = spawn(
     process.execPath,
-    [KARMADA_BIN, "up", "--members", "0", "--data-dir", dataDir, "--port", "0", "--no-dashboard"],
+    [...profile, KARMADA_BIN, "up", "--members", "0", "--data-dir", dataDir, "--port", "0", "--no-dashboard"],
     { stdio: ["pipe", "pipe", "pipe"] },
   );
   const proc = new LineChild(child);
@@ -134,6 +139,19 @@ async function startControlPlane(dataDir: string): Promise<{ proc: LineChild; ku
     if (line.includes("Local Karmada is running.")) break;
   }
   return { proc, kubeconfig: join(dataDir, "karmada.config") };
+}
+
+/** The control plane's writes to its store (`etcd_requests_total`) by "operation resource", read through kubectl. */
+async function writeCounts(kubeconfig: string): Promise<Map<string, number>> {
+  const { stdout } = await execFileP("kubectl", ["--kubeconfig", kubeconfig, "get", "--raw", "/metrics"], {
+    maxBuffer: 64 * 2 ** 20,
+  });
+  const counts = new Map<string, number>();
+  for (const line of stdout.split("\n")) {
+    const m = /^etcd_requests_total\{operation="(\w+)",type="([^"]+)"\} (\d+)/.exec(line);
+    if (m) counts.set(`${m[1]} ${m[2]}`, Number(m[3]));
+  }
+  return counts;
 }
 
 interface Plan {
@@ -323,6 +341,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
         ],
       },
     });
+    const writesBefore = await writeCounts(cpStarted.kubeconfig);
     const before = procUsage(cpPid);
     const throughStart = performance.now();
     await pool(n, cfg.concurrency, async (i) => {
@@ -335,6 +354,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     await aggregated(cp, "scale", n, timeoutMs);
     const through = performance.now() - throughStart;
     const after = procUsage(cpPid);
+    const writesAfter = await writeCounts(cpStarted.kubeconfig);
     const sinkUsage = await sinks.ask<SinkUsage>({ op: "usage" }, 30_000, "sink usage");
 
     const ratio = through / direct;
@@ -368,6 +388,18 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
       "control-plane CPU per 1,000 member objects",
       `${fmt(perK, 2)} s`,
       `${fmt(cpu, 1)} CPU-s in all; ${perK <= SCALE_CPU_GOAL ? `goal ≤ ${SCALE_CPU_GOAL} s met` : `goal ≤ ${SCALE_CPU_GOAL} s NOT met`}`,
+    );
+    const apiWrites = [...writesAfter]
+      .map(([k, v]) => [k, v - (writesBefore.get(k) ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((a, b) => b[1] - a[1]);
+    const allWrites = apiWrites.reduce((a, [, v]) => a + v, 0);
+    row(
+      SECTION,
+      "sqlite",
+      "control-plane store writes per template",
+      fmt(allWrites / n, 2),
+      apiWrites.map(([k, v]) => `${k} ${fmt(v / n, 2)}`).join(", "),
     );
     row(
       SECTION,

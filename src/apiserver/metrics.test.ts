@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningControlPlane, startLocalControlPlane } from "../bin/control-plane.ts";
 import { RESOURCES } from "../client/client.ts";
 import { HttpClient } from "../client/http.ts";
+import { LocalClient } from "../client/local.ts";
 import { createMetricsRegistry } from "../metrics/registry.ts";
 import { issueClientCertificate } from "../pki/cluster-pki.ts";
 import { requestLabels } from "./metrics.ts";
@@ -108,6 +109,30 @@ describe("the API server's /metrics", () => {
       asNobody.close();
       asMonitor.close();
     }
+  });
+
+  it("counts every write to the store by operation and resource, in-process writers' too", async () => {
+    const local = new LocalClient(cp.api.context, { fieldManager: "test-controller" });
+    const count = async (op: string) => {
+      const m = new RegExp(`^etcd_requests_total\\{operation="${op}",type="secrets"\\} (\\d+)$`, "m").exec(
+        (await admin.getRaw("/metrics")).body,
+      );
+      return Number(m?.[1] ?? 0);
+    };
+    const before = {
+      create: await count("create"),
+      update: await count("update"),
+      delete: await count("delete"),
+    };
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "w", namespace: "default" } };
+    await admin.create(RESOURCES.secrets, secret);
+    await local.patch(RESOURCES.secrets, "default", "w", "merge", { metadata: { labels: { a: "b" } } });
+    // A write that changes nothing stores nothing.
+    await local.patch(RESOURCES.secrets, "default", "w", "merge", { metadata: { labels: { a: "b" } } });
+    await admin.delete(RESOURCES.secrets, "default", "w");
+    expect(await count("create")).toBe(before.create + 1);
+    expect(await count("update")).toBe(before.update + 1);
+    expect(await count("delete")).toBe(before.delete + 1);
   });
 
   it("answers its health checks verbosely, as kube-apiserver", async () => {

@@ -4,8 +4,10 @@
  * scope, component, and code for the total), `apiserver_current_inflight_requests{request_kind}`,
  * `apiserver_longrunning_requests`, `apiserver_request_terminations_total` and
  * `apiserver_dropped_requests_total{request_kind}` (requests refused with 429 or cut at their
- * deadline, ADR 0017), and `apiserver_storage_objects{resource}` (counted from the store, at
- * most once a minute, as kube-apiserver refreshes it).
+ * deadline, ADR 0017), `apiserver_storage_objects{resource}` (counted from the store, at
+ * most once a minute, as kube-apiserver refreshes it), and `etcd_requests_total{operation,type}`
+ * for the writes the verbs make to the store, whatever the backend and whoever asked (in-process
+ * controllers included: the count behind "API writes per template" in the scale bench).
  *
  * Requests are measured where HTTP is served (http.ts), from their headers until the response
  * ends, so a watch counts when it ends; requests made in process (the controllers of `karmada
@@ -52,7 +54,12 @@ export interface RequestMetrics {
     contentType: string | undefined,
     code: number,
   ): void;
+  /** An object written to the store: created, updated (status and finalizer removals too) or deleted. */
+  stored(rt: ResourceType, operation: "create" | "update" | "delete"): void;
 }
+
+/** The resource as `apiserver_storage_objects` names it: `deployments.apps`, `pods`. */
+const resourceLabel = (rt: ResourceType): string => (rt.group ? `${rt.plural}.${rt.group}` : rt.plural);
 
 /** The labels kube-apiserver gives a request: its canonical verb (LIST, WATCH, APPLY, ...) and what it is about. */
 export function requestLabels(
@@ -161,6 +168,11 @@ export function apiserverMetrics(
     help: "Number of requests dropped with 'Try again later' response",
     labelNames: ["request_kind"],
   });
+  const storeWrites = counter(registry, {
+    name: "etcd_requests_total",
+    help: "Etcd request counts for each operation and object type (writes: create, update, delete).",
+    labelNames: ["operation", "type"],
+  });
   let counted = 0;
   gauge(registry, {
     name: "apiserver_storage_objects",
@@ -171,7 +183,7 @@ export function apiserverMetrics(
       counted = Date.now();
       const seen = new Set<string>();
       for (const rt of storage.types()) {
-        const resource = rt.group ? `${rt.plural}.${rt.group}` : rt.plural;
+        const resource = resourceLabel(rt);
         // Several versions of a kind share one place in the store.
         if (seen.has(resource)) continue;
         seen.add(resource);
@@ -186,6 +198,9 @@ export function apiserverMetrics(
     },
   });
   return {
+    stored(rt, operation) {
+      storeWrites.inc({ operation, type: resourceLabel(rt) });
+    },
     terminated(method, url, info, contentType, code) {
       const { dry_run: _, ...labels } = requestLabels(method, url, info, contentType);
       terminations.inc({ ...labels, code: String(code) });

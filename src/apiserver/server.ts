@@ -275,7 +275,9 @@ export class ApiServer {
     if (metrics)
       server.requestMetrics = apiserverMetrics(metrics, { store: opts.store, types: () => registry.all() });
     const crdType = registry.get("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+    const requestMetrics = server.requestMetrics;
     context.afterWrite = (rt, obj, old) => {
+      requestMetrics?.stored(rt, !old ? "create" : obj ? "update" : "delete");
       if (rt === crdType || rt.storage.resource === crdType.storage.resource) {
         const name = (obj ?? old)?.metadata.name;
         if (name) registry.setCrd(name, obj ? crdResourceTypes(obj) : []);
