@@ -57,7 +57,7 @@ const DUP_SIZE = 2;
 const DIV_SIZE = 3;
 
 /** CPU seconds, RSS and peak RSS of a process, from /proc (Linux). */
-function procUsage(pid: number): { cpuSeconds: number; rssBytes: number; peakRssBytes: number } {
+export function procUsage(pid: number): { cpuSeconds: number; rssBytes: number; peakRssBytes: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // Fields after the command name (which may hold spaces) start at ") ".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -68,7 +68,7 @@ function procUsage(pid: number): { cpuSeconds: number; rssBytes: number; peakRss
 }
 
 /** One line in, one JSON line out. */
-class LineChild {
+export class LineChild {
   readonly child: ChildProcessWithoutNullStreams;
   #lines: Interface;
   #waiting: Array<(line: string) => void> = [];
