@@ -38,11 +38,13 @@ import {
   type PolicyLookup,
 } from "./match.ts";
 import { preempt, preemptor } from "./preemption.ts";
-import { detectorKeys, detectorWatches, type Kind } from "./watches.ts";
+import { detectorKeys, detectorWatches, type Kind, templateKey } from "./watches.ts";
 
 export { changedByKarmada } from "./changes.ts";
 
 export const DETECTOR = "resource-detector";
+/** How many of its own claim writes the detector remembers until their events come. */
+const CLAIMS_REMEMBERED = 65_536;
 
 export function detectorController(ctx: ControllerContext, interpreter: Interpreter): Controller {
   const events = ctx.recorder(DETECTOR);
@@ -74,6 +76,15 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
    * ResourceChangeByKarmada).
    */
   const userChanges = new Set<string>();
+  /**
+   * Templates whose claim the detector has just written, with that write's resourceVersion:
+   * their binding was made from that very object, so its update event is not queued again.
+   * Without this, under load the event's turn came after the template's status had been
+   * aggregated, and the binding was rewritten for a resourceVersion that differed only by
+   * status: a new generation, scheduled and synced again, with events, for nothing.
+   * Consumed by the event; bounded for events that never come (a relist).
+   */
+  const claimedAt = new Map<string, string>();
   const watches = detectorWatches({
     ctx,
     interpreter,
@@ -82,6 +93,12 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
     enqueueTemplate: (key, byKarmada) => {
       if (!byKarmada) userChanges.add(key);
       enqueue(key);
+    },
+    ownWrite: (key, rv) => {
+      const at = claimedAt.get(key);
+      if (at === undefined) return false;
+      claimedAt.delete(key);
+      return at === rv;
     },
   });
 
@@ -100,6 +117,14 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
     const claim = claimOf(winner);
     const current = await claimTemplate(ctx.client, k, template, claim);
     if (!current) return;
+    if (current !== template && current.metadata.resourceVersion) {
+      // Said before the binding is written: the event may come while that write is under way.
+      // Should the binding fail, the error requeues the template anyway.
+      const key = templateKey(k.apiVersion, k.kind, current.metadata.namespace, current.metadata.name);
+      claimedAt.delete(key);
+      claimedAt.set(key, current.metadata.resourceVersion);
+      if (claimedAt.size > CLAIMS_REMEMBERED) claimedAt.delete(claimedAt.keys().next().value!);
+    }
     // Lazy activation: a policy change (or Karmada's own write) waits for the template's next change.
     if (byKarmada && lazy(winner.policy)) return;
     await ensureBinding(bindingDeps, k.kind, current, winner.policy, claim);

@@ -54,6 +54,11 @@ export interface WatchDeps {
   enqueue(key: string): void;
   /** `byKarmada`: not the template's own change (a policy's, or Karmada's write). */
   enqueueTemplate(key: string, byKarmada: boolean): void;
+  /**
+   * Whether the template at this resourceVersion is what the detector itself wrote (its claim)
+   * and went on from: its update event then brings nothing to look at again.
+   */
+  ownWrite?(key: string, resourceVersion: string | undefined): boolean;
 }
 
 export interface DetectorWatches {
@@ -101,7 +106,10 @@ export function detectorWatches(deps: WatchDeps): DetectorWatches {
           informer.addHandler({
             onAdd: (o) => add(o, initial || !informer.hasSynced()),
             onUpdate: (old, obj) => {
-              if (specChanged(old, obj)) add(obj, changedByKarmada(old, obj));
+              if (!specChanged(old, obj)) return;
+              const key = templateKey(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
+              if (deps.ownWrite?.(key, obj.metadata.resourceVersion)) return;
+              add(obj, changedByKarmada(old, obj));
             },
             onDelete: (o) => add(o, false),
           });
