@@ -1,29 +1,55 @@
 /**
- * Scheduler core throughput: bindings scheduled per second against 100 clusters spread over
- * regions, zones and providers with filled resource summaries (some with resource models), for
- * the placements that cost the most: Divided by dynamic weight under region and cluster spread
- * constraints, under a cluster constraint alone, Duplicated, and static weights. Every binding
- * is a fresh object (its request is parsed again, as a new informer object would be); the
- * clusters are the same objects throughout, as an informer cache keeps them.
+ * Scheduler core throughput: bindings scheduled per second against a fleet of N clusters spread
+ * over regions, zones and providers with filled resource summaries (some with resource models),
+ * for the placements that cost the most: Divided by dynamic weight under region and cluster
+ * spread constraints, under a cluster constraint alone, Duplicated, and static weights. Every
+ * binding is a fresh object (its request is parsed again, as a new informer object would be);
+ * the clusters are the same objects throughout, as an informer cache keeps them.
  */
 import type { BindingSpec, ClusterObject, Placement } from "../src/karmada/types.ts";
 import { schedule } from "../src/scheduler/core/schedule.ts";
 
 /** The goal for the scheduler core with 100 clusters: every scenario at least this many bindings/s. */
 export const SCHEDULER_GOAL_PER_SECOND = 2000;
-const CLUSTERS = 100;
-const REGIONS = ["us-east", "us-west", "eu-central", "eu-west", "ap-south"];
+/** The fleet size the goal is stated for. */
+export const SCHEDULER_GOAL_CLUSTERS = 100;
+const BASE_REGIONS = ["us-east", "us-west", "eu-central", "eu-west", "ap-south"];
 const PROVIDERS = ["aws", "gcp", "azure"];
+/** Clusters per region a larger fleet aims for; 5 regions at least, 20 at most (region spread combines them). */
+const CLUSTERS_PER_REGION = 50;
+const MAX_REGIONS = 20;
 
-function fleet(): ClusterObject[] {
-  return Array.from({ length: CLUSTERS }, (_, i) => {
-    const region = REGIONS[i % REGIONS.length]!;
+/**
+ * The regions of an N-cluster fleet: the 5 base regions up to 250 clusters (so 100 clusters
+ * is the fleet the goal was set on), then one per 50 clusters up to 20, numbered per base.
+ */
+export function fleetRegions(clusters: number): string[] {
+  const count = Math.min(
+    MAX_REGIONS,
+    Math.max(BASE_REGIONS.length, Math.round(clusters / CLUSTERS_PER_REGION)),
+  );
+  return Array.from({ length: count }, (_, i) => {
+    const base = BASE_REGIONS[i % BASE_REGIONS.length]!;
+    const n = Math.floor(i / BASE_REGIONS.length);
+    return n === 0 ? base : `${base}-${n + 1}`;
+  });
+}
+
+/**
+ * N clusters in the same proportions whatever N: regions round-robin, 3 zones per region,
+ * 3 providers, a quarter labelled edge, 1 in 25 tainted not-ready, 1 in 10 with resource models.
+ */
+export function fleet(count: number): ClusterObject[] {
+  const regions = fleetRegions(count);
+  const digits = Math.max(3, String(count - 1).length);
+  return Array.from({ length: count }, (_, i) => {
+    const region = regions[i % regions.length]!;
     const cpu = 16 + (i % 7) * 8;
     const c: ClusterObject = {
       apiVersion: "cluster.karmada.io/v1alpha1",
       kind: "Cluster",
       metadata: {
-        name: `member${String(i).padStart(3, "0")}`,
+        name: `member${String(i).padStart(digits, "0")}`,
         uid: `uid-${i}`,
         labels: { tier: i % 4 === 0 ? "edge" : "core" },
       },
@@ -71,7 +97,7 @@ function fleet(): ClusterObject[] {
   });
 }
 
-interface Scenario {
+export interface Scenario {
   name: string;
   placement: Placement;
   /** Replicas of binding i (varied so results differ). */
@@ -84,53 +110,56 @@ const dynamic = {
   weightPreference: { dynamicWeight: "AvailableReplicas" },
 } as const;
 
-const SCENARIOS: Scenario[] = [
-  {
-    name: "Divided dynamic weight, spread by region (2-3) and cluster (4-12)",
-    placement: {
-      clusterAffinity: { labelSelector: { matchLabels: { tier: "core" } } },
-      spreadConstraints: [
-        { spreadByField: "region", minGroups: 2, maxGroups: 3 },
-        { spreadByField: "cluster", minGroups: 4, maxGroups: 12 },
-      ],
-      replicaScheduling: dynamic,
+/** The placements measured; static weights name every region of the fleet (one rule each). */
+export function scenarios(regions: readonly string[]): Scenario[] {
+  return [
+    {
+      name: "Divided dynamic weight, spread by region (2-3) and cluster (4-12)",
+      placement: {
+        clusterAffinity: { labelSelector: { matchLabels: { tier: "core" } } },
+        spreadConstraints: [
+          { spreadByField: "region", minGroups: 2, maxGroups: 3 },
+          { spreadByField: "cluster", minGroups: 4, maxGroups: 12 },
+        ],
+        replicaScheduling: dynamic,
+      },
+      replicas: (i) => 10 + (i % 40),
     },
-    replicas: (i) => 10 + (i % 40),
-  },
-  {
-    name: "Divided dynamic weight, spread by cluster (3-10)",
-    placement: {
-      spreadConstraints: [{ spreadByField: "cluster", minGroups: 3, maxGroups: 10 }],
-      replicaScheduling: dynamic,
+    {
+      name: "Divided dynamic weight, spread by cluster (3-10)",
+      placement: {
+        spreadConstraints: [{ spreadByField: "cluster", minGroups: 3, maxGroups: 10 }],
+        replicaScheduling: dynamic,
+      },
+      replicas: (i) => 10 + (i % 40),
     },
-    replicas: (i) => 10 + (i % 40),
-  },
-  {
-    name: "Duplicated, all clusters",
-    placement: { replicaScheduling: { replicaSchedulingType: "Duplicated" } },
-    replicas: (i) => 1 + (i % 5),
-  },
-  {
-    name: "Divided static weights by region",
-    placement: {
-      replicaScheduling: {
-        replicaSchedulingType: "Divided",
-        replicaDivisionPreference: "Weighted",
-        weightPreference: {
-          staticWeightList: REGIONS.map((r, w) => ({
-            targetCluster: {
-              fieldSelector: { matchExpressions: [{ key: "region", operator: "In", values: [r] }] },
-            },
-            weight: w + 1,
-          })),
+    {
+      name: "Duplicated, all clusters",
+      placement: { replicaScheduling: { replicaSchedulingType: "Duplicated" } },
+      replicas: (i) => 1 + (i % 5),
+    },
+    {
+      name: "Divided static weights by region",
+      placement: {
+        replicaScheduling: {
+          replicaSchedulingType: "Divided",
+          replicaDivisionPreference: "Weighted",
+          weightPreference: {
+            staticWeightList: regions.map((r, w) => ({
+              targetCluster: {
+                fieldSelector: { matchExpressions: [{ key: "region", operator: "In", values: [r] }] },
+              },
+              weight: w + 1,
+            })),
+          },
         },
       },
+      replicas: (i) => 20 + (i % 80),
     },
-    replicas: (i) => 20 + (i % 80),
-  },
-];
+  ];
+}
 
-function bindingSpec(scenario: Scenario, i: number): BindingSpec {
+export function bindingSpec(scenario: Scenario, i: number): BindingSpec {
   return {
     resource: {
       apiVersion: "apps/v1",
@@ -156,20 +185,33 @@ function rate(scenario: Scenario, clusters: ClusterObject[], count: number): num
   return count / ((performance.now() - started) / 1000);
 }
 
-export async function benchScheduler(): Promise<Array<{ name: string; value: number; unit: string }>> {
-  const clusters = fleet();
-  const rows: Array<{ name: string; value: number; unit: string }> = [];
-  for (const scenario of SCENARIOS) {
-    rate(scenario, clusters, 300); // warm up
-    // Best of three, like the other benchmarks report.
-    let best = 0;
-    for (let round = 0; round < 3; round++) best = Math.max(best, rate(scenario, clusters, 2000));
-    rows.push({
-      name: `schedule, ${CLUSTERS} clusters: ${scenario.name}`,
-      value: Math.round(best),
-      unit: "bindings/s",
-    });
-    await Promise.resolve();
+/** One scenario at one fleet size. */
+export interface SchedulerFigure {
+  scenario: string;
+  clusters: number;
+  bindingsPerSecond: number;
+}
+
+/**
+ * Bindings per round: 2,000 at 100 clusters, fewer for larger fleets so a round takes about as
+ * long whatever the fleet (the cost of a binding grows with the clusters it weighs).
+ */
+export const bindingsPerRound = (clusters: number): number => Math.max(100, Math.round(200_000 / clusters));
+
+/** Every scenario at every fleet size in `clusterCounts`, best of three rounds after a warm-up. */
+export async function benchScheduler(clusterCounts: readonly number[]): Promise<SchedulerFigure[]> {
+  const figures: SchedulerFigure[] = [];
+  for (const count of clusterCounts) {
+    const clusters = fleet(count);
+    const perRound = bindingsPerRound(count);
+    for (const scenario of scenarios(fleetRegions(count))) {
+      rate(scenario, clusters, Math.ceil(perRound * 0.15)); // warm up
+      // Best of three, like the other benchmarks report.
+      let best = 0;
+      for (let round = 0; round < 3; round++) best = Math.max(best, rate(scenario, clusters, perRound));
+      figures.push({ scenario: scenario.name, clusters: count, bindingsPerSecond: best });
+      await Promise.resolve();
+    }
   }
-  return rows;
+  return figures;
 }
