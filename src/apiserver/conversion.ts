@@ -5,6 +5,7 @@
  * (Cluster)ResourceBinding v1alpha1 ↔ v1alpha2 as upstream's conversion does it.
  */
 import { isObject, type StoredObject } from "../api/meta.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import type { ResourceType } from "./resource-type.ts";
 
 type Converter = (obj: StoredObject, to: string) => StoredObject;
@@ -47,7 +48,7 @@ function convertEvent(obj: StoredObject, to: string): StoredObject {
 }
 
 function convertHpa(obj: StoredObject, to: string): StoredObject {
-  const out: StoredObject = structuredClone({ ...obj, apiVersion: to });
+  const out: StoredObject = cloneJson({ ...obj, apiVersion: to });
   const spec = isObject(out.spec) ? out.spec : undefined;
   const status = isObject(out.status) ? out.status : undefined;
   if (to === "autoscaling/v1") {

@@ -7,6 +7,7 @@
 import { csrConditions } from "../api/csr.ts";
 import { isObject, rfc3339, type StoredObject } from "../api/meta.ts";
 import { invalid } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { authorizeApproval } from "./admission/certificates.ts";
 import type { RequestContext, ServerContext } from "./context.ts";
 import type { ResourceType } from "./resource-type.ts";
@@ -43,7 +44,7 @@ function approvedConditions(incoming: StoredObject, current: StoredObject, now: 
     }
     return out;
   });
-  const next = structuredClone(current);
+  const next = cloneJson(current);
   next.status = { ...(isObject(current.status) ? current.status : {}), conditions };
   if (incoming.metadata?.resourceVersion) next.metadata.resourceVersion = incoming.metadata.resourceVersion;
   return next;
@@ -74,7 +75,7 @@ export async function updateApproval(
       preconditionFromObject: precondition,
       next: (cur) => {
         authorizeApproval(server, ctx, cur);
-        return approvedConditions(produce(structuredClone(cur)), cur, now);
+        return approvedConditions(produce(cloneJson(cur)), cur, now);
       },
     },
     opts,

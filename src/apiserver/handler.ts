@@ -12,6 +12,7 @@ import {
   notAcceptable,
   pathNotFound,
 } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { JWKS_PATH, OPENID_CONFIG_PATH } from "./authn/issuer-discovery.ts";
 import { authorizeOrThrow } from "./authz/authorizer.ts";
 import { impersonatedUser, requestAttributes, wantsImpersonation } from "./authz/request.ts";
@@ -384,7 +385,7 @@ export class ApiHandler {
             namespace: info.namespace,
             name: info.name!,
             subresource: undefined,
-            next: () => structuredClone(body),
+            next: () => cloneJson(body),
             preconditionFromObject: true,
           },
           opts,

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { builtinSchema, namedSchemas, schemaName, variantBase } from "../api/builtin/schemas.ts";
 import { isObject } from "../api/meta.ts";
 import type { Schema } from "../api/schema.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import type { ApiResponse } from "./handler.ts";
 import type { Registry } from "./registry.ts";
 import type { ResourceType } from "./resource-type.ts";
@@ -197,7 +198,7 @@ export class OpenApi {
         addNamed(rt.schema);
       } else {
         component = crdComponentName(rt);
-        const rendered = structuredClone(rt.schema) as Record<string, unknown>;
+        const rendered = cloneJson(rt.schema) as Record<string, unknown>;
         const props = isObject(rendered.properties) ? { ...rendered.properties } : {};
         rendered.properties = props;
         props.metadata = {

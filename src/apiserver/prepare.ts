@@ -18,6 +18,7 @@ import { validateObjectMeta } from "../api/validation/index.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { badRequest, type FieldError, forbidden, invalid, notFound } from "../machinery/errors.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../machinery/json-scan.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { applySchemaDefaults, pruneObject, validateObject, validateValue } from "../machinery/structural.ts";
 import type { RequestContext, ServerContext } from "./context.ts";
 import { recordUpdate, sameIgnoringManagedTimes } from "./ownership.ts";
@@ -89,7 +90,7 @@ export function reportDuplicateFields(
     ctx.warnings.push(...duplicates);
     return;
   }
-  const unknown = pruneObject(structuredClone(obj), rt.schema).map((f) => `unknown field "${f}"`);
+  const unknown = pruneObject(cloneJson(obj), rt.schema).map((f) => `unknown field "${f}"`);
   throw badRequest(
     `${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${[...duplicates, ...unknown].join(", ")}`,
   );
@@ -410,7 +411,7 @@ export async function prepareUpdate(
   pruneUnknown(rt, incoming, opts.fieldValidation, ctx);
   let obj: StoredObject;
   if (opts.subresource === "status") {
-    obj = structuredClone(old);
+    obj = cloneJson(old);
     if (incoming.status === undefined) delete obj.status;
     else obj.status = incoming.status;
     if (incoming.metadata.managedFields) obj.metadata.managedFields = incoming.metadata.managedFields;
@@ -418,7 +419,7 @@ export async function prepareUpdate(
     obj = incoming;
     if (rt.status) {
       if (old.status === undefined) delete obj.status;
-      else obj.status = structuredClone(old.status);
+      else obj.status = cloneJson(old.status);
     }
   }
   const meta = obj.metadata;

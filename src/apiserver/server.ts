@@ -16,6 +16,7 @@ import { randomSuffix } from "../karmada/names.ts";
 import { KARMADA_POLICY } from "../karmada/rbac.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { exposition, type Registry as MetricsRegistry } from "../metrics/registry.ts";
 import { jwtSigner, jwtVerifier } from "../pki/jws.ts";
 import { type CertificateAndKey, publicKeyPemOf } from "../pki/x509.ts";
@@ -346,7 +347,7 @@ export class ApiServer {
     const opts = { dryRun: false, fieldValidation: "Ignore" as const, fieldManager: "karmada-ts" };
     for (const def of defs) {
       const hash = definitionHash(def);
-      const body = structuredClone(def) as unknown as StoredObject;
+      const body = cloneJson(def) as unknown as StoredObject;
       body.metadata.annotations = { ...body.metadata.annotations, [CRD_HASH_ANNOTATION]: hash };
       try {
         await createObject(this.context, ctx, crdType, undefined, body, opts);
@@ -365,7 +366,7 @@ export class ApiServer {
               if (cur.metadata.annotations?.[CRD_HASH_ANNOTATION] === hash) return cur;
               return {
                 ...cur,
-                spec: structuredClone(def.spec),
+                spec: cloneJson(def.spec),
                 metadata: {
                   ...cur.metadata,
                   annotations: { ...cur.metadata.annotations, [CRD_HASH_ANNOTATION]: hash },

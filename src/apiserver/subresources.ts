@@ -12,6 +12,7 @@ import {
   unsupportedMediaType,
 } from "../machinery/errors.ts";
 import { fromLabelSelector, type LabelSelector, selectorToString } from "../machinery/labels.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { decodeObjectBody, decodeRequestBody, parseDocument } from "./codec.ts";
 import type { RequestContext } from "./context.ts";
 import { updateApproval } from "./csr-approval.ts";
@@ -78,7 +79,7 @@ function statusLike(
               namespace: info.namespace,
               name,
               subresource: "status",
-              next: (cur) => take(structuredClone(body), cur),
+              next: (cur) => take(cloneJson(body), cur),
               preconditionFromObject: true,
             },
             opts,
@@ -99,7 +100,7 @@ function statusLike(
 const status = statusLike(
   (rt) => rt.status,
   (incoming, current) => {
-    const next = structuredClone(current);
+    const next = cloneJson(current);
     next.status = incoming.status;
     if (incoming.metadata?.resourceVersion) next.metadata.resourceVersion = incoming.metadata.resourceVersion;
     return next;
@@ -119,7 +120,7 @@ const approval: SubresourceHandler = {
     const opts = h.writeOptions(req.query, ctx);
     if (info.verb === "update") {
       const body = decodeObjectBody(rt, req.headers["content-type"], req.body ?? Buffer.alloc(0));
-      return ok(200, await updateApproval(h.server, ctx, rt, name, () => structuredClone(body), true, opts));
+      return ok(200, await updateApproval(h.server, ctx, rt, name, () => cloneJson(body), true, opts));
     }
     if (info.verb === "patch") {
       const type = patchTypeOf(rt, req.headers["content-type"]);
@@ -242,7 +243,7 @@ function withReplicas(rt: ResourceType, obj: StoredObject, scale: StoredObject):
   if (replicas !== undefined && (typeof replicas !== "number" || !Number.isInteger(replicas))) {
     throw badRequest("Scale.spec.replicas must be an integer");
   }
-  const next = structuredClone(obj);
+  const next = cloneJson(obj);
   writePath(next, scalePaths(rt).spec, replicas ?? 0);
   if (scale.metadata?.resourceVersion) next.metadata.resourceVersion = scale.metadata.resourceVersion;
   return next;

@@ -28,7 +28,7 @@ import {
   type WriteOptions as VerbWriteOptions,
 } from "../apiserver/verbs/write.ts";
 import { badRequest, notFound, pathNotFound } from "../machinery/errors.ts";
-import { toJson } from "../machinery/merge-patch.ts";
+import { cloneJson, toJson } from "../machinery/merge-patch.ts";
 import type {
   Client,
   DeleteOptions,
@@ -208,7 +208,7 @@ export class LocalClient implements Client {
         name,
         subresource,
         preconditionFromObject: true,
-        next: () => structuredClone(body),
+        next: () => cloneJson(body),
       },
       this.#writeOptions(opts),
     );

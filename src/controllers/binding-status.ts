@@ -17,6 +17,7 @@ import {
   setCondition,
 } from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { commit } from "../runtime/commit.ts";
 import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
 import { parseObjectKey } from "../runtime/keys.ts";
@@ -126,7 +127,7 @@ export function bindingStatusController(
     const id = binding.metadata.labels?.[idLabel];
     const own = id ? works.byIndex(WORKS_BY_BINDING, id) : [];
     const items = aggregatedItems(binding, own);
-    const next = structuredClone(binding);
+    const next = cloneJson(binding);
     const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
     setCondition(conditions, fullyApplied(binding, items), rfc3339(ctx.now()));

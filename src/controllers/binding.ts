@@ -24,6 +24,7 @@ import { KARMADA } from "../karmada/resources.ts";
 import type { BindingSpec, ClusterObject, OverrideSpec } from "../karmada/types.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isNotFound } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { measured } from "../metrics/registry.ts";
 import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.ts";
 import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
@@ -136,7 +137,7 @@ export function bindingController(
     resolution: string,
     injected: Record<string, string> | undefined,
   ): Promise<{ manifest: KubeObject; annotations: Record<string, string> }> {
-    let obj: KubeObject = structuredClone(tmpl);
+    let obj: KubeObject = cloneJson(tmpl);
     const spec = binding.spec;
     const workload = (spec.replicas ?? 0) > 0 || spec.replicaRequirements !== undefined;
     if (workload) obj = (await interpreter.reviseReplica(obj, replicas ?? 0)) ?? obj;
@@ -238,7 +239,7 @@ export function bindingController(
       if (!hasFinalizer(binding, finalizer)) return done;
       for (const w of own) await deleteWork(w);
       if (own.length > 0) return requeueAfter(1_000);
-      const next = structuredClone(binding);
+      const next = cloneJson(binding);
       removeFinalizer(next, finalizer);
       await commit(ctx.client, bindingRef, binding, next);
       return done;

@@ -23,6 +23,7 @@ import type { Taint } from "../karmada/types.ts";
 import type { Logger } from "../log.ts";
 import { type Condition, findCondition, setCondition } from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { commit } from "../runtime/commit.ts";
 import { type Controller, done, type ReconcileResult, requeueAfter } from "../runtime/controller.ts";
 import { objectKeys } from "../runtime/keys.ts";
@@ -161,7 +162,7 @@ export function clusterMonitorController(ctx: ControllerContext): Controller {
     seen: Health,
     now: number,
   ): Promise<void> {
-    const next = structuredClone(cluster);
+    const next = cloneJson(cluster);
     const conditions = conditionsOf(next);
     setCondition(
       conditions,

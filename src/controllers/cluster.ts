@@ -8,6 +8,7 @@ import { type Client, RESOURCES, type ResourceRef } from "../client/client.ts";
 import { type Condition, findCondition } from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import type { Taint } from "../machinery/tolerations.ts";
 import { addFinalizer, commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
 import { type Controller, done, type ReconcileResult, requeueAfter } from "../runtime/controller.ts";
@@ -87,7 +88,7 @@ export async function commitClusterTaints(
   taints: Taint[],
   succeeded: string,
 ): Promise<void> {
-  const next = structuredClone(cluster);
+  const next = cloneJson(cluster);
   const spec = isObject(next.spec) ? next.spec : {};
   if (taints.length > 0) spec.taints = taints;
   else delete spec.taints;
@@ -155,7 +156,7 @@ export function clusterController(ctx: ControllerContext): Controller {
     const gone = await removeExecutionSpace(cluster, name);
     const targeted = rbs.byIndex("byCluster", name).length + crbs.byIndex("byCluster", name).length;
     if (!gone || targeted > 0) return requeueAfter(CLEANUP_CHECK_INTERVAL_MS);
-    const next = structuredClone(cluster);
+    const next = cloneJson(cluster);
     removeFinalizer(next, CLUSTER_FINALIZER);
     await commit(ctx.client, RESOURCES.clusters, cluster, next);
     ctx.members.forget(name);
@@ -207,7 +208,7 @@ export function clusterController(ctx: ControllerContext): Controller {
     if (cluster.metadata.deletionTimestamp) return removeCluster(cluster, name);
 
     if (!hasFinalizer(cluster, CLUSTER_FINALIZER)) {
-      const next = structuredClone(cluster);
+      const next = cloneJson(cluster);
       addFinalizer(next, CLUSTER_FINALIZER);
       await commit(ctx.client, RESOURCES.clusters, cluster, next);
       return done; // the write comes back through the informer

@@ -11,6 +11,7 @@ import type { ResourceRef } from "../client/client.ts";
 import { templateRef } from "../karmada/template-ref.ts";
 import type { BindingSpec } from "../karmada/types.ts";
 import { isConflict } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { commit } from "../runtime/commit.ts";
 import type { EventRecorder } from "../runtime/events.ts";
 import type { ControllerContext } from "./context.ts";
@@ -27,7 +28,7 @@ export async function writeEviction(
     events.event(binding, type, reason, message);
     events.event(templateRef(binding), type, reason, message);
   };
-  const copy = structuredClone(binding);
+  const copy = cloneJson(binding);
   if (next.clusters && next.clusters.length > 0) copy.spec.clusters = next.clusters;
   else delete copy.spec.clusters;
   if (next.gracefulEvictionTasks !== undefined) copy.spec.gracefulEvictionTasks = next.gracefulEvictionTasks;

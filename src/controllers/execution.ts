@@ -25,6 +25,7 @@ import {
 } from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { measured } from "../metrics/registry.ts";
 import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
 import {
@@ -109,7 +110,7 @@ export async function desiredOver(
   observed: StoredObject,
   interpreter: Interpreter,
 ): Promise<KubeObject> {
-  const desired = structuredClone(manifest);
+  const desired = cloneJson(manifest);
   desired.metadata ??= {};
   const meta = desired.metadata;
   const om = observed.metadata;
@@ -294,7 +295,7 @@ export function executionController(
   }
 
   async function setConditions(work: StoredObject, updates: ConditionUpdate[]): Promise<void> {
-    const next = structuredClone(work);
+    const next = cloneJson(work);
     const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
     const stamp = rfc3339(ctx.now());
@@ -317,7 +318,7 @@ export function executionController(
         await removeFromMember(conn, cluster, m, spec.preserveResourcesOnDeletion === true);
     }
     // PUT, not patch: upstream's RBAC for Pull clusters lets an agent update its Works, not patch them.
-    const next = structuredClone(work);
+    const next = cloneJson(work);
     removeFinalizer(next, FINALIZER.execution);
     await commit(ctx.client, KARMADA.works, work, next, { update: true });
     return true;

@@ -36,6 +36,7 @@ import type {
 import type { Logger } from "../log.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isConflict } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { commit } from "../runtime/commit.ts";
 import {
   type Controller,
@@ -222,7 +223,7 @@ export function gracefulEvictionController(ctx: ControllerContext, clusterScoped
     );
     const retry = assessment.nextCheckMs !== undefined ? requeueAfter(assessment.nextCheckMs) : done;
     if (deepEqual(assessment.kept, tasks)) return retry;
-    const next = structuredClone(binding);
+    const next = cloneJson(binding);
     if (assessment.kept.length > 0) next.spec.gracefulEvictionTasks = assessment.kept;
     else delete next.spec.gracefulEvictionTasks;
     try {

@@ -10,6 +10,7 @@ import { RESOURCES } from "../client/client.ts";
 import { ANNOTATION, executionSpace, isReservedNamespace, LABEL, workName } from "../karmada/names.ts";
 import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject, OverrideSpec } from "../karmada/types.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { appliedOverridesAnnotation, applyOverrides } from "../overrides/index.ts";
 import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
 import { parseObjectKey } from "../runtime/keys.ts";
@@ -34,7 +35,7 @@ export function namespaceController(ctx: ControllerContext): Controller {
     const wns = executionSpace(cluster.metadata.name);
     const wname = workName("Namespace", ns.metadata.name);
     const existing = works.get(wns, wname);
-    const overridden = applyOverrides(structuredClone(ns) as KubeObject, cluster, {
+    const overridden = applyOverrides(cloneJson(ns) as KubeObject, cluster, {
       cluster: cops.list() as unknown as Array<{ metadata: { name: string }; spec: OverrideSpec }>,
       namespaced: [],
     });

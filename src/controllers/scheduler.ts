@@ -23,6 +23,7 @@ import {
 } from "../machinery/conditions.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isConflict } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import { commit } from "../runtime/commit.ts";
 import { type Controller, done, type ReconcileResult } from "../runtime/controller.ts";
@@ -103,7 +104,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
 
   /** The binding with its status edited by `edit` (on a copy), committed. */
   async function commitStatus(binding: StoredObject, edit: (status: Record<string, unknown>) => void) {
-    const next = structuredClone(binding);
+    const next = cloneJson(binding);
     const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
     edit(status);
     next.status = status;
@@ -133,7 +134,7 @@ export function schedulerController(ctx: ControllerContext, clusterScoped: boole
     annotations: Record<string, string>,
     clusters?: TargetCluster[] | null,
   ): Promise<StoredObject | undefined> {
-    const next = structuredClone(binding);
+    const next = cloneJson(binding);
     next.metadata.annotations = { ...next.metadata.annotations, ...annotations };
     if (clusters === null) delete next.spec.clusters;
     else if (clusters !== undefined) next.spec.clusters = clusters;

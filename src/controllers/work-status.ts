@@ -14,6 +14,7 @@ import { KARMADA } from "../karmada/resources.ts";
 import type { ClusterObject } from "../karmada/types.ts";
 import type { Logger } from "../log.ts";
 import { deepEqual } from "../machinery/equality.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { commit } from "../runtime/commit.ts";
 import {
   type Controller,
@@ -126,7 +127,7 @@ export function workStatusController(
     if (waiting) return requeueAfter(200);
     const status = isObject(work.status) ? work.status : {};
     if (deepEqual(status.manifestStatuses ?? [], manifestStatuses)) return done;
-    const next = structuredClone(work);
+    const next = cloneJson(work);
     const nextStatus: Record<string, unknown> = isObject(next.status) ? next.status : {};
     if (manifestStatuses.length > 0) nextStatus.manifestStatuses = manifestStatuses;
     else delete nextStatus.manifestStatuses;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyMergePatch } from "./merge-patch.ts";
+import { applyMergePatch, cloneJson } from "./merge-patch.ts";
 import { type KubectlPatcher, kubectlAvailable, kubectlPatcher } from "./strategic-merge-patch.kubectl.ts";
 
 const doc = () => ({
@@ -51,6 +51,30 @@ const cases: Array<{ name: string; patch: unknown; want: unknown }> = [
   },
   { name: "empty patch", patch: {}, want: doc() },
 ];
+
+describe("cloneJson", () => {
+  it("copies every level, keeps undefined members and array holes as they are, shares nothing", () => {
+    const value = { a: [1, { b: "x" }, null], c: { d: { e: true } }, u: undefined, n: null, s: "s" };
+    const copy = cloneJson(value);
+    expect(copy).toStrictEqual(value);
+    expect(Object.hasOwn(copy, "u")).toBe(true);
+    copy.a[1] = { b: "y" };
+    copy.c.d.e = false;
+    expect(value.a[1]).toEqual({ b: "x" });
+    expect(value.c.d.e).toBe(true);
+    expect(cloneJson(undefined)).toBeUndefined();
+    expect(cloneJson("s")).toBe("s");
+  });
+
+  it("copies a __proto__ member as a member, never as the prototype", () => {
+    const value = JSON.parse('{"__proto__":{"polluted":true},"x":1}') as Record<string, unknown>;
+    const copy = cloneJson(value);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.hasOwn(copy, "__proto__")).toBe(true);
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+  });
+});
 
 describe("applyMergePatch", () => {
   it.each(cases)("$name", ({ patch, want }) => {

@@ -33,9 +33,32 @@ export function setMember(object: JsonObject, key: string, value: unknown): void
   }
 }
 
-/** A deep copy of a JSON value (`undefined` stays `undefined`). */
+/**
+ * A deep copy of a JSON value (`undefined` stays `undefined`, as do members whose value is
+ * `undefined`). A plain walk: several times quicker than `structuredClone`, which serializes,
+ * and it runs on every patch and on most controller writes.
+ */
 export function cloneJson<T>(value: T): T {
-  return value === undefined || value === null || typeof value !== "object" ? value : structuredClone(value);
+  return value === null || typeof value !== "object" ? value : (cloneValue(value) as T);
+}
+
+function cloneValue(value: object): unknown {
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out[i] = v === null || typeof v !== "object" ? v : cloneValue(v);
+    }
+    return out;
+  }
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as JsonObject)[key];
+    const copy = v === null || typeof v !== "object" ? v : cloneValue(v);
+    if (key === "__proto__") setMember(out, key, copy);
+    else out[key] = copy;
+  }
+  return out;
 }
 
 /**

@@ -7,6 +7,7 @@ import { isObject, objectMetaSchema } from "../api/meta.ts";
 import type { Schema } from "../api/schema.ts";
 import { deepEqual } from "./equality.ts";
 import type { FieldError } from "./errors.ts";
+import { cloneJson } from "./merge-patch.ts";
 
 /** Joins a path like Kubernetes prints it: `spec.template.spec.containers[0].name`, `data[key]`. */
 function child(path: string, key: string): string {
@@ -131,7 +132,7 @@ export function applySchemaDefaults(value: unknown, schema: Schema): void {
     for (const [key, sub] of Object.entries(schema.properties)) {
       const current = value[key];
       if ((current === undefined || (current === null && !sub.nullable)) && sub.default !== undefined) {
-        value[key] = structuredClone(sub.default);
+        value[key] = cloneJson(sub.default);
       }
       if (value[key] !== undefined) applySchemaDefaults(value[key], sub);
     }

@@ -10,6 +10,7 @@ import type { ServerContext } from "../apiserver/context.ts";
 import { decodeStored, encodeForStorage } from "../apiserver/objects.ts";
 import { storageKey } from "../apiserver/resource-type.ts";
 import { conflict, notFound } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { RevisionMismatchError } from "../storage/store.ts";
 import { setWorkloadCondition } from "./conditions.ts";
 import type { PodSpec, PodStatus } from "./types.ts";
@@ -38,7 +39,7 @@ export function storeBinder(server: ServerContext): BindPod {
       if (spec.nodeName) {
         throw conflict(ref, pod.name, `pod ${pod.name} is already assigned to node "${spec.nodeName}"`);
       }
-      const next = structuredClone(current);
+      const next = cloneJson(current);
       (next.spec as PodSpec).nodeName = node;
       const status = (next.status ?? {}) as PodStatus;
       status.conditions = setWorkloadCondition(status.conditions, {

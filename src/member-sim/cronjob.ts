@@ -14,6 +14,7 @@ import { isConditionTrue } from "../machinery/conditions.ts";
 import { parseCron } from "../machinery/cron.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { Sim } from "./context.ts";
 import type { ObjectReference } from "./types.ts";
@@ -121,7 +122,7 @@ export function jobForSchedule(cj: StoredObject, scheduled: number): KubeObject 
       annotations: { ...template.metadata?.annotations, [SCHEDULED_TIMESTAMP]: timestamp(scheduled) },
       ownerReferences: [controllerRef(cj)],
     },
-    spec: structuredClone(template.spec ?? {}),
+    spec: cloneJson(template.spec ?? {}),
   };
 }
 

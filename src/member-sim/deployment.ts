@@ -13,6 +13,7 @@ import type { StoredObject } from "../api/meta.ts";
 import { RESOURCES } from "../client/client.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { isAlreadyExists } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import type { Controller } from "../runtime/controller.ts";
 import type { Sim } from "./context.ts";
 import {
@@ -53,7 +54,7 @@ const NOT_COPIED = new Set([
 ]);
 
 function withoutHash(template: PodTemplateSpec | undefined): PodTemplateSpec {
-  const t = structuredClone(template ?? {});
+  const t = cloneJson(template ?? {});
   if (t.metadata?.labels) {
     delete t.metadata.labels[POD_TEMPLATE_HASH];
     if (Object.keys(t.metadata.labels).length === 0) delete t.metadata.labels;
@@ -115,7 +116,7 @@ export function deploymentController(sim: Sim): Controller {
     const spec = (d.spec ?? {}) as DeploymentSpec;
     const status = (d.status ?? {}) as DeploymentStatus;
     const hash = templateHash(withoutHash(spec.template), status.collisionCount ?? 0);
-    const template = structuredClone(spec.template ?? {});
+    const template = cloneJson(spec.template ?? {});
     template.metadata = {
       ...template.metadata,
       labels: { ...template.metadata?.labels, [POD_TEMPLATE_HASH]: hash },

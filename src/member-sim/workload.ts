@@ -4,6 +4,7 @@
  * predicates (active, ready, available) they count with.
  */
 import { type KubeObject, type OwnerReference, rfc3339, type StoredObject } from "../api/meta.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import type { BuiltinCondition, IntOrString, PodSpec, PodStatus, PodTemplateSpec } from "./types.ts";
 
 /** The index (on every informer that needs it) of objects by their controller's uid. */
@@ -54,7 +55,7 @@ export function podFromTemplate(
   const meta = template?.metadata ?? {};
   const labels = { ...meta.labels, ...extra.labels };
   const annotations = { ...meta.annotations, ...extra.annotations };
-  const spec = structuredClone(template?.spec ?? {});
+  const spec = cloneJson(template?.spec ?? {});
   extra.spec?.(spec);
   return {
     apiVersion: "v1",

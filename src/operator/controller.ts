@@ -14,6 +14,7 @@ import { type Client, RESOURCES, type ResourceRef } from "../client/client.ts";
 import { renderKubeconfig } from "../client/kubeconfig.ts";
 import { CONTROLLER_MANAGER_USER, SCHEDULER_USER } from "../karmada/rbac.ts";
 import { isAlreadyExists, isNotFound } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { type CertificateAndKey, issueCertificate } from "../pki/x509.ts";
 import { addFinalizer, commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
 import {
@@ -108,7 +109,7 @@ export function karmadaController(deps: {
     karmada: KarmadaObject,
     status: KarmadaObject["status"],
   ): Promise<KarmadaObject | undefined> => {
-    const next = structuredClone(karmada);
+    const next = cloneJson(karmada);
     next.status = { ...karmada.status, ...status };
     return (await commit(client, KARMADAS, karmada, next)) as KarmadaObject | undefined;
   };
@@ -351,7 +352,7 @@ export function karmadaController(deps: {
 
   /** Commits the finalizer, the cascading-deletion label and the defaults; the object as written. */
   const prepare = async (karmada: KarmadaObject): Promise<KarmadaObject | undefined> => {
-    const next = structuredClone(karmada);
+    const next = cloneJson(karmada);
     addFinalizer(next, FINALIZER);
     next.metadata.labels = { ...next.metadata.labels };
     next.metadata.labels[DISABLE_CASCADING_DELETION] ??= "false";
@@ -377,7 +378,7 @@ export function karmadaController(deps: {
         if (!hasFinalizer(karmada, FINALIZER)) return done;
         const cascade = karmada.metadata.labels?.[DISABLE_CASCADING_DELETION];
         if (cascade === undefined || cascade === "false") await uninstall(karmada);
-        const next = structuredClone(karmada);
+        const next = cloneJson(karmada);
         removeFinalizer(next, FINALIZER);
         await commit(client, KARMADAS, karmada, next, { fieldManager: FIELD_MANAGER });
         ctx.log.info("karmada instance removed");

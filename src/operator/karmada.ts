@@ -6,6 +6,7 @@
  */
 import type { StoredObject } from "../api/meta.ts";
 import type { ResourceRef } from "../client/client.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 
 export const KARMADAS: ResourceRef = {
   group: "operator.karmada.io",
@@ -156,7 +157,7 @@ const karmadaImage = (name: string) => ({
  * present. Returns a new spec.
  */
 export function withDefaults(spec: KarmadaSpec | undefined): KarmadaSpec {
-  const s: KarmadaSpec = structuredClone(spec ?? {});
+  const s: KarmadaSpec = cloneJson(spec ?? {});
   s.hostCluster ??= {};
   s.hostCluster.networking ??= {};
   s.hostCluster.networking.dnsDomain ||= "cluster.local";

@@ -13,6 +13,7 @@
  */
 import type { KubeObject } from "../api/meta.ts";
 import type { ClusterObject, Overriders, OverrideSpec } from "../karmada/types.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import { implicitPriority, PRIORITY_MATCH_ALL, PRIORITY_MISMATCH } from "../policy/resource-selector.ts";
 import { applyCommandArgsOverriders } from "./command-args.ts";
@@ -143,7 +144,7 @@ function applySet(
     } catch (err) {
       throw new OverrideError(policy.metadata, cluster.metadata.name ?? "", clusterPolicy, err);
     }
-    applied.push({ policyName: policy.metadata.name, overriders: structuredClone(overriders) });
+    applied.push({ policyName: policy.metadata.name, overriders: cloneJson(overriders) });
   }
   return { object, applied };
 }
@@ -157,7 +158,7 @@ export function applyOverrides(
   cluster: ClusterObject,
   policies: { cluster: readonly OverridePolicyObject[]; namespaced: readonly OverridePolicyObject[] },
 ): OverrideResult {
-  const result: OverrideResult = { object: structuredClone(template) };
+  const result: OverrideResult = { object: cloneJson(template) };
   const fromCluster = applySet(result.object, cluster, policies.cluster, true);
   result.object = fromCluster.object;
   if (fromCluster.applied) result.appliedClusterOverrides = fromCluster.applied;

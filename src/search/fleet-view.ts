@@ -15,6 +15,7 @@ import type { ClusterAffinity, ClusterObject } from "../karmada/types.ts";
 import type { Logger } from "../log.ts";
 import { type Condition, type ConditionUpdate, setCondition } from "../machinery/conditions.ts";
 import { errorMessage } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { clusterMatches } from "../policy/cluster-affinity.ts";
 import { commit } from "../runtime/commit.ts";
 import {
@@ -296,7 +297,7 @@ export class FleetView {
         mine.map(([key]) => key),
         notes.get(name) ?? [],
       );
-      const next = structuredClone(rr);
+      const next = cloneJson(rr);
       const status = isObject(next.status) ? next.status : {};
       const conditions = [...((status.conditions ?? []) as Condition[])];
       if (!setCondition(conditions, condition, now)) continue;

@@ -10,6 +10,7 @@
 import { rfc3339 } from "../api/meta.ts";
 import { isQualifiedName, isValidLabelValue } from "../api/validation/names.ts";
 import type { ClusterObject, Taint } from "../karmada/types.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { taintToString } from "../machinery/tolerations.ts";
 import type { FleetChanges, LabelChange, TaintChange } from "./types.ts";
 
@@ -195,7 +196,7 @@ export function applyFleetChanges(
         `${flag}: cluster ${JSON.stringify(name)} does not exist (clusters: ${known})`,
       );
     }
-    const copy = copies.get(name) ?? structuredClone(original);
+    const copy = copies.get(name) ?? cloneJson(original);
     copies.set(name, copy);
     return copy;
   };

@@ -19,6 +19,7 @@ import { parseApiVersion, rfc3339, type StoredObject } from "../api/meta.ts";
 import type { CustomResourceDefinition } from "../api/schema.ts";
 import { LABEL } from "../karmada/names.ts";
 import { fieldErrorMessage } from "../machinery/errors.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { applySchemaDefaults, validateObject } from "../machinery/structural.ts";
 import { SimulationInputError } from "./changes.ts";
 import type { Policy } from "./types.ts";
@@ -66,7 +67,7 @@ function checkedObject(value: unknown, where: string): StoredObject {
   if (!isRecord(meta) || typeof meta.name !== "string" || meta.name === "") {
     throw new SimulationInputError(`error validating ${where}: ${value.kind} has no metadata.name`);
   }
-  return structuredClone(value) as StoredObject;
+  return cloneJson(value) as StoredObject;
 }
 
 const POLICY_GROUP = "policy.karmada.io/v1alpha1";
@@ -119,7 +120,7 @@ function admitPolicy(
   live: StoredObject | undefined,
   ctx: { newUid: () => string; now: () => number },
 ): Policy {
-  const policy = structuredClone(m.object);
+  const policy = cloneJson(m.object);
   const schema = kind.crd.spec.versions.find((v) => v.storage)?.schema?.openAPIV3Schema;
   if (schema) applySchemaDefaults(policy, schema);
   if (live) {
@@ -157,7 +158,7 @@ export function sortManifests(manifests: readonly Manifest[], options: AdmitOpti
   for (const m of manifests) {
     const { apiVersion, kind } = m.object;
     const withNamespace = (): Manifest => {
-      const object = structuredClone(m.object);
+      const object = cloneJson(m.object);
       object.metadata.namespace ||= options.namespace;
       return { source: m.source, object };
     };
@@ -173,7 +174,7 @@ export function sortManifests(manifests: readonly Manifest[], options: AdmitOpti
       const live = options.liveClusterPropagationPolicies.find(
         (p) => p.metadata.name === m.object.metadata.name,
       );
-      const cluster = structuredClone(m.object);
+      const cluster = cloneJson(m.object);
       delete cluster.metadata.namespace;
       out.clusterPropagationPolicies.push(admitPolicy(CPP, { source: m.source, object: cluster }, live, ctx));
     } else if (apiVersion === POLICY_GROUP && kind === "OverridePolicy") {
@@ -194,7 +195,7 @@ export function sortManifests(manifests: readonly Manifest[], options: AdmitOpti
  * names none (no namespace when cluster-scoped), with the decode defaults of built-in kinds.
  */
 export function storedTemplate(object: StoredObject, namespaced: boolean, namespace: string): StoredObject {
-  const out = structuredClone(object);
+  const out = cloneJson(object);
   if (namespaced) out.metadata.namespace ||= namespace;
   else delete out.metadata.namespace;
   const { group, version } = parseApiVersion(out.apiVersion);

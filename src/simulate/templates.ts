@@ -30,6 +30,7 @@ import { SCHEDULER_NAME, schedulable } from "../controllers/scheduler.ts";
 import type { Binding } from "../karmada/bindings.ts";
 import { bindingName, isReservedNamespace, LABEL } from "../karmada/names.ts";
 import type { BindingSpec, ClusterObject, ReplicaRequirements } from "../karmada/types.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
 import { isWorkload } from "../scheduler/core/binding.ts";
 import type { BindingSchedulingStatus, ScheduleOptions } from "../scheduler/core/types.ts";
 import type { ChangedCluster } from "./changes.ts";
@@ -104,7 +105,7 @@ function existingBinding(template: StoredObject, fleet: PlacementFleet): Binding
 /** The template carrying the claim its binding records (a template's claim is mirrored on its binding). */
 function withClaimOf(template: StoredObject, binding: Binding | undefined): StoredObject {
   if (!binding) return template;
-  const out = structuredClone(template);
+  const out = cloneJson(template);
   const pick = (from: Record<string, string> | undefined, keys: readonly string[]) =>
     Object.fromEntries(keys.flatMap((k) => (from?.[k] !== undefined ? [[k, from[k]!]] : [])));
   out.metadata.labels = { ...out.metadata.labels, ...pick(binding.metadata.labels, CLAIM_LABELS) };

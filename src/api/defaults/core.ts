@@ -3,6 +3,7 @@
  * (kubernetes `pkg/apis/core/v1/defaults.go`).
  */
 
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import {
   ensureObj,
   type Obj,
@@ -251,15 +252,15 @@ export function prepareNamespaceForUpdate(ns: Obj, old: Obj): void {
   const spec = ensureObj(ns, "spec");
   const oldFinalizers = obj(old.spec)?.finalizers;
   if (oldFinalizers === undefined) delete spec.finalizers;
-  else spec.finalizers = structuredClone(oldFinalizers);
+  else spec.finalizers = cloneJson(oldFinalizers);
   if (old.status === undefined) delete ns.status;
-  else ns.status = structuredClone(old.status);
+  else ns.status = cloneJson(old.status);
 }
 
 /** A CertificateSigningRequest's spec never changes, and its status only through subresources. */
 export function prepareCertificateSigningRequestForUpdate(csr: Obj, old: Obj): void {
   for (const f of ["spec", "status"]) {
     if (old[f] === undefined) delete csr[f];
-    else csr[f] = structuredClone(old[f]);
+    else csr[f] = cloneJson(old[f]);
   }
 }

@@ -4,6 +4,7 @@ import { GoStringMap } from "../../machinery/errors.ts";
 
 import { cronScheduleError, timeZoneError } from "../../machinery/cron.ts";
 import type { FieldError } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import {
   CONTROLLER_UID_LABEL,
   JOB_NAME_LABEL,
@@ -214,7 +215,7 @@ function validateJobSpecUpdate(job: Obj, old: Obj): FieldError[] {
   let oldTemplate = obj(before.template) ?? {};
   const newTemplate = obj(now.template) ?? {};
   if (mutableSchedulingDirectives(old)) {
-    oldTemplate = structuredClone(oldTemplate);
+    oldTemplate = cloneJson(oldTemplate);
     const os = obj(oldTemplate.spec) ?? {};
     const ns = obj(newTemplate.spec) ?? {};
     for (const f of ["nodeSelector", "tolerations", "schedulingGates", "affinity"]) {

@@ -7,6 +7,7 @@ import { GoStringMap } from "../../machinery/errors.ts";
 
 import { deepEqual } from "../../machinery/equality.ts";
 import type { FieldError } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { compareQuantities, formatQuantity, parseQuantity, quantitySign } from "../../machinery/quantity.ts";
 import {
   child,
@@ -94,7 +95,7 @@ function validatePodSpecUpdate(now: Obj, before: Obj): FieldError[] {
   const beforeContainers = objs(before.containers);
   if (nowContainers.length !== beforeContainers.length) return [forbidden("spec", POD_UPDATE_FORBIDDEN)];
   // Copy the mutable fields from the new spec onto the old one and compare what is left.
-  const mutated = structuredClone(before);
+  const mutated = cloneJson(before);
   for (const list of ["containers", "initContainers"]) {
     const target = objs(mutated[list]);
     objs(now[list]).forEach((c, i) => {
@@ -687,7 +688,7 @@ export function validatePersistentVolumeClaim(pvc: Obj, old?: Obj): FieldError[]
   const errs = validatePersistentVolumeClaimSpec(s, "spec");
   if (!old) return errs;
   const before = spec(old);
-  const clone = structuredClone(s);
+  const clone = cloneJson(s);
   if (!str(before.volumeName)) clone.volumeName = before.volumeName;
   const bound = obj(pvc.status)?.phase === "Bound";
   const cloneRequests = obj(obj(clone.resources)?.requests);

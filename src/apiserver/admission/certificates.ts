@@ -13,6 +13,7 @@ import { createPublicKey } from "node:crypto";
 import { KUBE_APISERVER_CLIENT_SIGNER } from "../../api/csr.ts";
 import { isObject, type StoredObject } from "../../api/meta.ts";
 import { type FieldError, forbidden } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { parseCertificateRequest } from "../../pki/x509.ts";
 import { MASTERS_GROUP } from "../authz/authorizer.ts";
 import type { AdmissionPlugin, RequestContext, ServerContext } from "../context.ts";
@@ -37,7 +38,7 @@ export function certificateSigningRequestAdmission(): AdmissionPlugin {
     handles: (rt) => rt.group === "certificates.k8s.io" && rt.kind === "CertificateSigningRequest",
     mutate(obj, old, op, ctx) {
       if (op === "UPDATE" && old) {
-        obj.spec = structuredClone(old.spec);
+        obj.spec = cloneJson(old.spec);
         return;
       }
       if (op !== "CREATE") return;
@@ -46,7 +47,7 @@ export function certificateSigningRequestAdmission(): AdmissionPlugin {
       if (ctx.user.uid) spec.uid = ctx.user.uid;
       else delete spec.uid;
       spec.groups = [...ctx.user.groups];
-      if (ctx.user.extra) spec.extra = structuredClone(ctx.user.extra);
+      if (ctx.user.extra) spec.extra = cloneJson(ctx.user.extra);
       else delete spec.extra;
       obj.spec = spec;
       obj.status = {};

@@ -9,6 +9,7 @@
 import { isObject, type NewObject, type StoredObject } from "../../api/meta.ts";
 import { deepEqual } from "../../machinery/equality.ts";
 import { isAlreadyExists, isNotFound } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { requestContext, type ServerContext } from "../context.ts";
 import { unlessGoneOrChanged } from "../controllers/follow.ts";
 import { systemWriter } from "../controllers/writer.ts";
@@ -432,8 +433,8 @@ export async function reconcilePolicy(server: ServerContext, policy: Policy): Pr
       }
     }
     if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === "false") return;
-    if (merge(structuredClone(current)) === undefined) return;
-    await writer.change(rt, current, (cur) => merge(structuredClone(cur)) ?? cur).catch(unlessGoneOrChanged);
+    if (merge(cloneJson(current)) === undefined) return;
+    await writer.change(rt, current, (cur) => merge(cloneJson(cur)) ?? cur).catch(unlessGoneOrChanged);
   };
   for (const spec of policy.roles) {
     const want = roleObject(spec, policy);

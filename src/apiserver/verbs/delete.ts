@@ -11,6 +11,7 @@ import {
   type Status,
   successStatus,
 } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { KeyNotFoundError, RevisionMismatchError } from "../../storage/store.ts";
 import type { RequestContext, ServerContext } from "../context.ts";
 import { decodeStored, encodeForStorage, translateStoreError } from "../objects.ts";
@@ -157,7 +158,7 @@ function markForDeletion(
   if (current.metadata.deletionTimestamp) {
     // Already terminating: a shorter grace period or a changed policy still applies.
     let changed = false;
-    const next = structuredClone(current);
+    const next = cloneJson(current);
     if (wanted && !finalizers.includes(wanted)) {
       const other = wanted === FOREGROUND_FINALIZER ? ORPHAN_FINALIZER : FOREGROUND_FINALIZER;
       next.metadata.finalizers = [...finalizers.filter((f) => f !== other), wanted];
@@ -171,7 +172,7 @@ function markForDeletion(
   const isCrd = rt.group === "apiextensions.k8s.io" && rt.kind === "CustomResourceDefinition";
   const keep = finalizers.length > 0 || wanted !== undefined || grace > 0 || nsFinalizers.length > 0 || isCrd;
   if (!keep) return undefined;
-  const next = structuredClone(current);
+  const next = cloneJson(current);
   if (isCrd && !finalizers.includes(CRD_CLEANUP_FINALIZER)) finalizers.push(CRD_CLEANUP_FINALIZER);
   if (wanted && !finalizers.includes(wanted)) finalizers.push(wanted);
   if (finalizers.length > 0) next.metadata.finalizers = finalizers;

@@ -12,7 +12,7 @@ import {
   JsonPatchDecodeError,
   JsonPatchTooLargeError,
 } from "../../machinery/json-patch.ts";
-import { applyMergePatch } from "../../machinery/merge-patch.ts";
+import { applyMergePatch, cloneJson } from "../../machinery/merge-patch.ts";
 import { applyStrategicMergePatch } from "../../machinery/strategic-merge-patch.ts";
 import { bodyText, parseDocument } from "../codec.ts";
 import type { RequestContext, ServerContext } from "../context.ts";
@@ -179,7 +179,7 @@ export async function patchWith(
         { type: "FieldValueRequired", field: "fieldManager", detail: "is required for apply patch" },
       ]);
     }
-    const config = structuredClone(document) as StoredObject;
+    const config = cloneJson(document) as StoredObject;
     checkTypeMeta(rt, config);
     if (config.metadata.name && config.metadata.name !== name) {
       throw badRequest(
@@ -205,7 +205,7 @@ export async function patchWith(
         next: (current) => applyConfig(rt, current, config, opts.fieldManager, force, subresource, now()),
         create: async () => {
           created = true;
-          const fresh = structuredClone(config);
+          const fresh = cloneJson(config);
           fresh.metadata.name = name;
           return createObject(
             server,

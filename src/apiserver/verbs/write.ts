@@ -12,6 +12,7 @@ import {
   notFound,
   OBJECT_MODIFIED,
 } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { KeyExistsError, KeyNotFoundError, RevisionMismatchError } from "../../storage/store.ts";
 import type { RequestContext, ServerContext } from "../context.ts";
 import { decodeStored, encodeForStorage, translateStoreError } from "../objects.ts";
@@ -38,7 +39,7 @@ export async function createObject(
 ): Promise<StoredObject> {
   const generated = !body.metadata.name && !!body.metadata.generateName;
   for (let attempt = 1; ; attempt++) {
-    const obj = await prepareCreate(server, ctx, rt, attempt === 1 ? body : structuredClone(body), {
+    const obj = await prepareCreate(server, ctx, rt, attempt === 1 ? body : cloneJson(body), {
       namespace,
       fieldValidation: opts.fieldValidation,
       manager: opts.fieldManager,
@@ -111,7 +112,7 @@ export async function updateObject(
       throw notFound(resourceRef(rt), req.name);
     }
     const current = decodeStored(rt, kv);
-    const incoming = await req.next(structuredClone(current));
+    const incoming = await req.next(cloneJson(current));
     if (incoming.metadata.name && incoming.metadata.name !== req.name) {
       throw badRequest(
         `the name of the object (${incoming.metadata.name}) does not match the name on the URL (${req.name})`,

@@ -12,6 +12,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CUSTOMIZATION_RULES } from "../../api/karmada/admission/interpreter.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { jsonToYaml } from "../../overrides/yaml-v2.ts";
 import { CommandError, type CommandIO } from "../io.ts";
 
@@ -339,7 +340,7 @@ export function validateEdit(c: EditableCustomization): string[] {
 
 /** `original` (or a new customization) with the edited name, target and scripts. */
 export function customizationObject(original: Json | undefined, c: EditableCustomization): Json {
-  const obj: Json = original ? structuredClone(original) : { apiVersion: API_VERSION, kind: KIND };
+  const obj: Json = original ? cloneJson(original) : { apiVersion: API_VERSION, kind: KIND };
   obj.metadata = { ...(record(obj.metadata) ?? {}), name: c.name };
   const spec = record(obj.spec) ?? {};
   const customizations = record(spec.customizations) ?? {};

@@ -14,6 +14,7 @@ import {
   findCondition,
   setCondition,
 } from "../../machinery/conditions.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { approximateFloat, parseQuantity } from "../../machinery/quantity.ts";
 import { commit, hasFinalizer } from "../../runtime/commit.ts";
 import {
@@ -139,7 +140,7 @@ export function clusterStatusController(
     const started = performance.now();
     const now = ctx.now();
     const stamp = rfc3339(now);
-    const next = structuredClone(cluster);
+    const next = cloneJson(cluster);
     const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
     const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
     const { conn, health, observed } = await observe(cluster);

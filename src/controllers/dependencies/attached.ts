@@ -15,6 +15,7 @@ import {
   LABEL,
 } from "../../karmada/names.ts";
 import type { BindingSpec } from "../../karmada/types.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { applyStrategy, generatedByDependencies, policyConflictMessage } from "./strategy.ts";
 export type BindingSnapshot = NonNullable<BindingSpec["requiredBy"]>[number];
 
@@ -29,7 +30,7 @@ export function buildAttachedBinding(independent: Binding, object: StoredObject)
   const snapshot: BindingSnapshot = {
     namespace: ns,
     name: independent.metadata.name,
-    ...(independent.spec.clusters?.length ? { clusters: structuredClone(independent.spec.clusters) } : {}),
+    ...(independent.spec.clusters?.length ? { clusters: cloneJson(independent.spec.clusters) } : {}),
   };
   return {
     apiVersion: "work.karmada.io/v1alpha2",
@@ -121,7 +122,7 @@ export function mergeAttachedBinding(
   desired: NewBinding,
   referencing: (s: BindingSnapshot) => Binding,
 ): AttachedUpdate {
-  const next = structuredClone(existing ?? desired);
+  const next = cloneJson(existing ?? desired);
   const requiredBy = mergeBindingSnapshot(existing?.spec.requiredBy ?? [], desired.spec.requiredBy ?? []);
   let conflict: string | undefined;
   if (generatedByDependencies(next)) {
@@ -131,7 +132,7 @@ export function mergeAttachedBinding(
   if (requiredBy.length > 0) next.spec.requiredBy = requiredBy;
   else delete next.spec.requiredBy;
   next.metadata.labels = { ...next.metadata.labels, ...desired.metadata.labels };
-  next.spec.resource = structuredClone(desired.spec.resource);
+  next.spec.resource = cloneJson(desired.spec.resource);
   return conflict ? { binding: next, conflict } : { binding: next };
 }
 
@@ -146,7 +147,7 @@ export function releaseAttachedBinding(
   name: string,
   referencing: (s: BindingSnapshot) => Binding,
 ): { binding: Binding; remove: boolean } {
-  const next = structuredClone(attached);
+  const next = cloneJson(attached);
   const labels = { ...next.metadata.labels };
   delete labels[dependedByLabelKey(namespace, name)];
   next.metadata.labels = labels;

@@ -10,6 +10,7 @@ import { FINALIZER } from "../../karmada/names.ts";
 import { KARMADA } from "../../karmada/resources.ts";
 import { deepEqual } from "../../machinery/equality.ts";
 import { isNotFound } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { commit, removeFinalizer } from "../../runtime/commit.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { releaseAttachedBinding } from "./attached.ts";
@@ -54,7 +55,7 @@ export async function release(
 
 /** Drops the distributor's finalizer from the independent binding (the one being reconciled). */
 export async function dropFinalizer(io: Pick<CleanupDeps, "client">, b: Binding): Promise<void> {
-  const next = structuredClone(b);
+  const next = cloneJson(b);
   if (!removeFinalizer(next, FINALIZER.dependenciesDistributor)) return;
   await commit(io.client, KARMADA.resourceBindings, b, next);
 }

@@ -11,6 +11,7 @@ import { ANNOTATION, FINALIZER } from "../../karmada/names.ts";
 import { KARMADA } from "../../karmada/resources.ts";
 import { deepEqual } from "../../machinery/equality.ts";
 import { isAlreadyExists } from "../../machinery/errors.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { addFinalizer, commit } from "../../runtime/commit.ts";
 import { done, type ReconcileResult, requeueAfter } from "../../runtime/controller.ts";
 import type { EventRecorder } from "../../runtime/events.ts";
@@ -38,7 +39,7 @@ export async function recordDependencies(
   binding: Binding,
   deps: readonly DependentObjectReference[],
 ): Promise<Binding | undefined> {
-  const next = structuredClone(binding);
+  const next = cloneJson(binding);
   next.metadata.annotations = {
     ...next.metadata.annotations,
     [ANNOTATION.dependencies]: dependenciesAnnotation(deps),

@@ -6,6 +6,7 @@
 import type { Client } from "../../client/client.ts";
 import { FINALIZER, LABEL } from "../../karmada/names.ts";
 import { KARMADA } from "../../karmada/resources.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { commit, hasFinalizer, removeFinalizer } from "../../runtime/commit.ts";
 import type { BindingInformers } from "./binding.ts";
 import { CLAIM_INDEX, patchIfNeeded, unclaimPatch } from "./claim.ts";
@@ -47,7 +48,7 @@ export async function releaseDeletedPolicy(
       for (const t of k.informer.byIndex(CLAIM_INDEX, id))
         await patchIfNeeded(client, k.ref, t, unclaimPatch(t));
   }
-  const next = structuredClone(policy);
+  const next = cloneJson(policy);
   removeFinalizer(next, finalizer);
   await commit(
     client,

@@ -12,6 +12,7 @@ import type { KubeObject } from "../../api/meta.ts";
 import { prune } from "../../interpreter/native/prune.ts";
 import type { Overriders, ResourceSelector } from "../../karmada/types.ts";
 import { deepEqual } from "../../machinery/equality.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { applyOverriders } from "../../overrides/apply.ts";
 import { implicitPriority } from "../../policy/resource-selector.ts";
 import type { ProvenanceChange } from "../wire.ts";
@@ -223,7 +224,7 @@ function replay(
   for (const step of steps) {
     let next: KubeObject;
     try {
-      next = applyOverriders(structuredClone(current), step.overriders);
+      next = applyOverriders(cloneJson(current), step.overriders);
     } catch (err) {
       return {
         result: current,
@@ -252,7 +253,7 @@ export function manifestProvenance(input: ProvenanceInput): Provenance {
   // 1. The scheduler's share of the replicas, which the binding controller sets before the
   // overrides: replica fields the overrides do not explain.
   const naive = replay(base, steps).result;
-  const revised = structuredClone(base);
+  const revised = cloneJson(base);
   for (const d of diffJson(prune(naive), manifest)) {
     if (d.op === "changed" && typeof d.after === "number" && REPLICA_FIELDS.has(String(d.path.at(-1)))) {
       setAt(revised, d.path, d.after);

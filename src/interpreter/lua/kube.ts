@@ -6,6 +6,7 @@
  */
 
 import type { ReplicaRequirements } from "../../karmada/types.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import {
   formatQuantity,
   parseQuantity,
@@ -60,7 +61,7 @@ export function getResourceQuantity(args: readonly LuaArgument[]): number {
 function podTemplateArgument(fn: string, args: readonly LuaArgument[], i: number): Record<string, unknown> {
   const value = args[i];
   if (luaTypeOf(value) !== "table") throw typeError(fn, i + 1, "table", value);
-  const template = restoreEmptyTables(structuredClone(value as Json), "object");
+  const template = restoreEmptyTables(cloneJson(value as Json), "object");
   if (Array.isArray(template)) {
     throw new Error(
       "fail to convert lua value to PodTemplateSpec: json: cannot unmarshal array into Go value of type v1.PodTemplateSpec",

@@ -4,6 +4,7 @@
  */
 import type { KubeObject } from "../../api/meta.ts";
 import type { AggregatedStatusItem } from "../../karmada/types.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { arrayAt, type JsonObject, numberAt, objectAt, putCount, stringAt, valueAt } from "./fields.ts";
 
 type FinishedType = "Complete" | "Failed";
@@ -119,7 +120,7 @@ export function aggregateJobStatus(
   now: () => Date,
 ): KubeObject {
   const previous = objectAt(template, "status") ?? {};
-  if (finishedType(previous)) return structuredClone(template);
+  if (finishedType(previous)) return cloneJson(template);
 
   const tally = tallyMembers(items);
   const status: JsonObject = {};

@@ -6,6 +6,7 @@
  */
 import type { KubeObject } from "../../api/meta.ts";
 import type { AggregatedStatusItem } from "../../karmada/types.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { aggregateJobStatus } from "./aggregate-job-status.ts";
 import { arrayAt, type JsonObject, numberAt, objectAt, putCount, stringAt, valueAt } from "./fields.ts";
 import { GVK } from "./kinds.ts";
@@ -60,8 +61,8 @@ function sumCounters(spec: CounterAggregation): Aggregator {
     const unchanged =
       numberAt(previous, "observedGeneration") === observedGeneration &&
       spec.counters.every((c) => numberAt(previous, c) === sums.get(c));
-    if (unchanged) return structuredClone(template);
-    const status = structuredClone(previous);
+    if (unchanged) return cloneJson(template);
+    const status = cloneJson(previous);
     putCount(status, "observedGeneration", observedGeneration);
     for (const c of spec.counters) putCount(status, c, sums.get(c)!, spec.always.includes(c));
     return withStatus(template, status);
@@ -117,7 +118,7 @@ function loadBalancerStatus(ingress: JsonObject[]): JsonObject {
 
 /** Only a LoadBalancer Service has a status to aggregate: every member's ingress points. */
 const aggregateServiceStatus: Aggregator = (template, items) => {
-  if (stringAt(template, "spec", "type") !== "LoadBalancer") return structuredClone(template);
+  if (stringAt(template, "spec", "type") !== "LoadBalancer") return cloneJson(template);
   return withStatus(template, loadBalancerStatus(mergeServiceIngress(reportedIngress(items))));
 };
 
@@ -142,7 +143,7 @@ const aggregateCronJobStatus: Aggregator = (template, items) => {
     lastScheduleTime = later(lastScheduleTime, valueAt(item.status, "lastScheduleTime"));
     lastSuccessfulTime = later(lastSuccessfulTime, valueAt(item.status, "lastSuccessfulTime"));
   }
-  const status = structuredClone(objectAt(template, "status") ?? {});
+  const status = cloneJson(objectAt(template, "status") ?? {});
   for (const [field, value] of [
     ["active", active.length > 0 ? active : undefined],
     ["lastScheduleTime", lastScheduleTime],
@@ -163,7 +164,7 @@ function pickPhase(phases: ReadonlySet<string>, precedence: readonly string[]): 
 function reducedContainerStatuses(status: JsonObject, field: string): JsonObject[] {
   return arrayAt(status, field).map((cs) => ({
     ready: valueAt(cs, "ready") === true,
-    state: structuredClone(objectAt(cs, "state") ?? {}),
+    state: cloneJson(objectAt(cs, "state") ?? {}),
   }));
 }
 
@@ -173,7 +174,7 @@ function reducedContainerStatuses(status: JsonObject, field: string): JsonObject
  */
 const aggregatePodStatus: Aggregator = (template, items) => {
   // Upstream leaves the Pod untouched when the binding has no aggregated status at all.
-  if (items.length === 0) return structuredClone(template);
+  if (items.length === 0) return cloneJson(template);
   const phases = new Set<string>();
   const containerStatuses: JsonObject[] = [];
   const initContainerStatuses: JsonObject[] = [];

@@ -5,6 +5,7 @@
  * object before it is compared with the desired one, so both sides lose the same fields.
  */
 import type { KubeObject } from "../../api/meta.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { arrayAt, deleteAt, isObject, objectAt, stringAt, valueAt } from "./fields.ts";
 
 export interface PruneOptions {
@@ -53,7 +54,7 @@ const KIND_PRUNERS: Record<string, (obj: KubeObject) => void> = {
 
 /** A copy of `obj` without the irrelevant fields; pruners are chosen by kind alone, as upstream. */
 export function prune(obj: KubeObject, options: PruneOptions = {}): KubeObject {
-  const out = structuredClone(obj);
+  const out = cloneJson(obj);
   if (isObject(out.metadata)) {
     const metadata: Record<string, unknown> = out.metadata;
     for (const field of SERVER_POPULATED_METADATA) delete metadata[field];

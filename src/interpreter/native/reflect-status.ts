@@ -9,6 +9,7 @@
  */
 import type { KubeObject } from "../../api/meta.ts";
 import { ANNOTATION } from "../../karmada/names.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import {
   arrayAt,
   isObject,
@@ -130,7 +131,7 @@ const reflectServiceStatus: Reflector = (obj) => {
   if (stringAt(obj, "spec", "type") !== "LoadBalancer") return null;
   const status = objectAt(obj, "status");
   if (!status) return null;
-  return { loadBalancer: structuredClone(objectAt(status, "loadBalancer") ?? {}) };
+  return { loadBalancer: cloneJson(objectAt(status, "loadBalancer") ?? {}) };
 };
 
 const reflectJobStatus: Reflector = (obj) => {
@@ -138,7 +139,7 @@ const reflectJobStatus: Reflector = (obj) => {
   if (!status) return null;
   const out: JsonObject = {};
   const conditions = arrayAt(status, "conditions");
-  if (conditions.length > 0) out.conditions = structuredClone(conditions);
+  if (conditions.length > 0) out.conditions = cloneJson(conditions);
   for (const field of ["startTime", "completionTime"]) {
     const time = valueAt(status, field);
     if (typeof time === "string" && time !== "") out[field] = time;
@@ -155,8 +156,7 @@ const reflectPodDisruptionBudgetStatus: Reflector = (obj) => {
     ["disruptionsAllowed", "expectedPods", "desiredHealthy", "currentHealthy"],
   );
   const disruptedPods = objectAt(status, "disruptedPods");
-  if (disruptedPods && Object.keys(disruptedPods).length > 0)
-    out.disruptedPods = structuredClone(disruptedPods);
+  if (disruptedPods && Object.keys(disruptedPods).length > 0) out.disruptedPods = cloneJson(disruptedPods);
   return out;
 };
 
@@ -168,7 +168,7 @@ const reflectHorizontalPodAutoscalerStatus: Reflector = (obj) => {
 
 /** What every kind without a specialised reflector records: its whole `.status`. */
 export function reflectWholeStatus(obj: KubeObject): JsonObject | null {
-  return isObject(obj.status) ? structuredClone(obj.status) : null;
+  return isObject(obj.status) ? cloneJson(obj.status) : null;
 }
 
 export const STATUS_REFLECTORS: Record<string, Reflector> = {

@@ -5,6 +5,7 @@
  */
 import { isQualifiedName } from "../../api/validation/names.ts";
 import type { ReplicaRequirements, Toleration } from "../../karmada/types.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import {
   formatQuantity,
   parseQuantity,
@@ -48,11 +49,11 @@ function nodeClaimOf(podSpec: unknown): NodeClaim | undefined {
   );
   if (!nodeSelector && !required && tolerations.length === 0) return undefined;
   const claim: NodeClaim = {};
-  if (required) claim.hardNodeAffinity = structuredClone(required);
+  if (required) claim.hardNodeAffinity = cloneJson(required);
   if (nodeSelector && Object.keys(nodeSelector).length > 0) {
-    claim.nodeSelector = structuredClone(nodeSelector) as Record<string, string>;
+    claim.nodeSelector = cloneJson(nodeSelector) as Record<string, string>;
   }
-  if (tolerations.length > 0) claim.tolerations = structuredClone(tolerations) as Toleration[];
+  if (tolerations.length > 0) claim.tolerations = cloneJson(tolerations) as Toleration[];
   return claim;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { KubeObject } from "../../api/meta.ts";
 import type { ReplicaRequirements } from "../../karmada/types.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import { isObject, optionalIntAt, valueAt } from "./fields.ts";
 import { GVK } from "./kinds.ts";
 import { type RequirementOptions, replicaRequirements } from "./replica-requirements.ts";
@@ -60,7 +61,7 @@ type ReplicaReviser = (obj: KubeObject, replicas: number) => KubeObject;
  */
 function reviseField(field: string): ReplicaReviser {
   return (obj, replicas) => {
-    const out = structuredClone(obj);
+    const out = cloneJson(obj);
     const spec = out.spec;
     if (isObject(spec) && typeof spec[field] === "number") spec[field] = replicas;
     return out;

@@ -6,6 +6,7 @@
  */
 import type { KubeObject } from "../../api/meta.ts";
 import { LABEL } from "../../karmada/names.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import {
   arrayAt,
   deleteAt,
@@ -25,7 +26,7 @@ type Retainer = (desired: KubeObject, observed: KubeObject) => KubeObject;
 
 /** With the retain-replicas label the member's replicas win (something there scales it, e.g. an HPA). */
 const retainWorkloadReplicas: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   if (desired.metadata?.labels?.[LABEL.retainReplicas] !== "true") return out;
   const replicas = optionalIntAt(observed, "spec", "replicas");
   if (replicas === undefined) throw new Error(`failed to get spec.replicas from ${describeObject(observed)}`);
@@ -44,7 +45,7 @@ function isEmptyValue(value: unknown): boolean {
 function overwrite(out: KubeObject, observed: KubeObject, path: string[]): void {
   const value = valueAt(observed, ...path);
   if (isEmptyValue(value)) deleteAt(out, path);
-  else setAt(out, path, structuredClone(value));
+  else setAt(out, path, cloneJson(value));
 }
 
 /**
@@ -52,7 +53,7 @@ function overwrite(out: KubeObject, observed: KubeObject, path: string[]): void 
  * volume and its mounts) are fixed once it exists.
  */
 const retainPodFields: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   for (const field of ["nodeName", "serviceAccountName", "volumes"])
     overwrite(out, observed, ["spec", field]);
   for (const list of ["containers", "initContainers"]) {
@@ -63,7 +64,7 @@ const retainPodFields: Retainer = (desired, observed) => {
       if (!isObject(target)) continue;
       const mounts = valueAt(observedContainer, "volumeMounts");
       if (isEmptyValue(mounts)) delete target.volumeMounts;
-      else target.volumeMounts = structuredClone(mounts);
+      else target.volumeMounts = cloneJson(mounts);
     }
   }
   return out;
@@ -71,7 +72,7 @@ const retainPodFields: Retainer = (desired, observed) => {
 
 /** The member allocates a Service's cluster IP and health-check node port; neither may change. */
 const retainServiceFields: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   const healthCheckNodePort = numberAt(observed, "spec", "healthCheckNodePort");
   if (healthCheckNodePort > 0) setAt(out, ["spec", "healthCheckNodePort"], healthCheckNodePort);
   const clusterIP = stringAt(observed, "spec", "clusterIP");
@@ -84,7 +85,7 @@ const retainServiceFields: Retainer = (desired, observed) => {
  * tokens), so the member's token controller is not made to regenerate them forever.
  */
 const retainServiceAccountFields: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   for (const field of ["secrets", "imagePullSecrets"]) {
     const merged: unknown[] = [];
     const seen = new Set<string>();
@@ -92,7 +93,7 @@ const retainServiceAccountFields: Retainer = (desired, observed) => {
       const name = stringAt(ref, "name");
       if (seen.has(name)) continue;
       seen.add(name);
-      merged.push(structuredClone(ref));
+      merged.push(cloneJson(ref));
     }
     if (merged.length > 0) out[field] = merged;
     else delete out[field];
@@ -102,7 +103,7 @@ const retainServiceAccountFields: Retainer = (desired, observed) => {
 
 /** The member binds the claim to one of its volumes. */
 const retainPersistentVolumeClaimFields: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   const volumeName = stringAt(observed, "spec", "volumeName");
   if (volumeName !== "") setAt(out, ["spec", "volumeName"], volumeName);
   return out;
@@ -110,16 +111,16 @@ const retainPersistentVolumeClaimFields: Retainer = (desired, observed) => {
 
 /** The member's controller-manager binds the volume to a claim. */
 const retainPersistentVolumeFields: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   if (hasPath(observed, "spec", "claimRef")) {
-    setAt(out, ["spec", "claimRef"], structuredClone(valueAt(observed, "spec", "claimRef")));
+    setAt(out, ["spec", "claimRef"], cloneJson(valueAt(observed, "spec", "claimRef")));
   }
   return out;
 };
 
 /** The Job's generated selector (controller-uid) is immutable on the member. */
 const retainJobSelectorFields: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   const matchLabels = stringMapAt(observed, "spec", "selector", "matchLabels");
   if (matchLabels) setAt(out, ["spec", "selector", "matchLabels"], matchLabels);
   const templateLabels = stringMapAt(observed, "spec", "template", "metadata", "labels");
@@ -129,7 +130,7 @@ const retainJobSelectorFields: Retainer = (desired, observed) => {
 
 /** A token Secret's data is written by the member's token controller. */
 const retainServiceAccountTokenData: Retainer = (desired, observed) => {
-  const out = structuredClone(desired);
+  const out = cloneJson(desired);
   if (desired.type !== "kubernetes.io/service-account-token") return out;
   const data = stringMapAt(observed, "data");
   if (data) out.data = data satisfies JsonObject;

@@ -24,6 +24,7 @@ import { validateLabelSelector } from "../../api/validation/selectors.ts";
 import type { AggregatedStatusItem, ReplicaRequirements } from "../../karmada/types.ts";
 import { fieldErrorMessage } from "../../machinery/errors.ts";
 import { applyJsonPatch } from "../../machinery/json-patch.ts";
+import { cloneJson } from "../../machinery/merge-patch.ts";
 import type { DependentObjectReference, InterpreterOperation } from "../types.ts";
 import { objectKindOf } from "./hooks.ts";
 
@@ -207,7 +208,7 @@ function decodePatch(patch: unknown, patchType: unknown): unknown[] | undefined 
 
 /** Applies a verified patch to `object`; the result must still be an object. */
 export function applyResponsePatch(object: KubeObject, patch: unknown[] | undefined): KubeObject {
-  if (patch === undefined || patch.length === 0) return structuredClone(object);
+  if (patch === undefined || patch.length === 0) return cloneJson(object);
   let patched: unknown;
   try {
     patched = applyJsonPatch(object, patch);

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { type FieldError, fieldErrorMessage } from "../../../machinery/errors.ts";
+import { cloneJson } from "../../../machinery/merge-patch.ts";
 import { applySchemaDefaults } from "../../../machinery/structural.ts";
 import type { StoredObject } from "../../meta.ts";
 import type { CustomResourceDefinition } from "../../schema.ts";
@@ -26,7 +27,7 @@ export function rendered(errors: FieldError[]): string[] {
 
 /** The object with the CRD's structural defaults applied, as the server passes it to admission. */
 export function defaulted(crd: CustomResourceDefinition, obj: Record<string, unknown>): StoredObject {
-  const copy = structuredClone(obj) as StoredObject;
+  const copy = cloneJson(obj) as StoredObject;
   copy.metadata ??= { name: "", uid: "" };
   const schema = crd.spec.versions.find((v) => v.storage)?.schema?.openAPIV3Schema;
   if (schema) applySchemaDefaults(copy, schema);
