@@ -5,7 +5,7 @@
  */
 
 import type { ClusterAffinity, ClusterObject, NodeSelectorRequirement } from "../karmada/types.ts";
-import { fromLabelSelector, matches } from "../machinery/labels.ts";
+import { fromLabelSelector, matches, type Selector } from "../machinery/labels.ts";
 import { requirementMatches } from "../machinery/node-selector.ts";
 
 /** A requirement upstream's selector parser rejects (wrong value count) matches nothing. */
@@ -37,35 +37,45 @@ export function clusterZones(cluster: ClusterObject): string[] {
   return cluster.spec?.zones ?? [];
 }
 
-export function clusterMatches(cluster: ClusterObject, affinity: ClusterAffinity | undefined): boolean {
-  if (!affinity) return true;
-  const name = cluster.metadata.name;
+/** A field selector requirement on provider, region or zones (any other key has no value). */
+function fieldHolds(r: NodeSelectorRequirement, cluster: ClusterObject): boolean {
+  if (r.key === "zone") return zonesHold(r, clusterZones(cluster));
   const spec = cluster.spec ?? {};
-  if (affinity.exclude?.includes(name)) return false;
+  const value =
+    r.key === "provider"
+      ? spec.provider || undefined
+      : r.key === "region"
+        ? spec.region || undefined
+        : undefined;
+  return requirementMatches(r, value);
+}
+
+export function clusterMatches(cluster: ClusterObject, affinity: ClusterAffinity | undefined): boolean {
+  return clusterMatcher(affinity)(cluster);
+}
+
+/**
+ * `clusterMatches` for one affinity against many clusters: the label selector is parsed once
+ * (the scheduler tests every cluster of the fleet for every binding).
+ */
+export function clusterMatcher(affinity: ClusterAffinity | undefined): (cluster: ClusterObject) => boolean {
+  if (!affinity) return () => true;
+  let selector: Selector | undefined;
   if (affinity.labelSelector) {
-    let selector: ReturnType<typeof fromLabelSelector>;
     try {
       selector = fromLabelSelector(affinity.labelSelector);
     } catch {
-      return false; // upstream: a selector that does not parse matches no cluster
+      return () => false; // upstream: a selector that does not parse matches no cluster
     }
-    if (!matches(selector, cluster.metadata.labels)) return false;
   }
-  for (const r of affinity.fieldSelector?.matchExpressions ?? []) {
-    if (!wellFormed(r)) return false;
-    const ok =
-      r.key === "zone"
-        ? zonesHold(r, clusterZones(cluster))
-        : requirementMatches(
-            r,
-            r.key === "provider"
-              ? spec.provider || undefined
-              : r.key === "region"
-                ? spec.region || undefined
-                : undefined,
-          );
-    if (!ok) return false;
-  }
-  if (affinity.clusterNames?.length && !affinity.clusterNames.includes(name)) return false;
-  return true;
+  return (cluster) => {
+    const name = cluster.metadata.name;
+    if (affinity.exclude?.includes(name)) return false;
+    if (selector && !matches(selector, cluster.metadata.labels)) return false;
+    for (const r of affinity.fieldSelector?.matchExpressions ?? []) {
+      if (!wellFormed(r) || !fieldHolds(r, cluster)) return false;
+    }
+    if (affinity.clusterNames?.length && !affinity.clusterNames.includes(name)) return false;
+    return true;
+  };
 }

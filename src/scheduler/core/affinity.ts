@@ -4,7 +4,7 @@
  * groups), and each cluster's overflow order.
  */
 import type { ClusterAffinity, ClusterAffinityTerm, ClusterObject, Placement } from "../../karmada/types.ts";
-import { clusterMatches } from "../../policy/cluster-affinity.ts";
+import { clusterMatcher } from "../../policy/cluster-affinity.ts";
 import type { BindingSchedulingStatus } from "./types.ts";
 
 /**
@@ -12,11 +12,24 @@ import type { BindingSchedulingStatus } from "./types.ts";
  * nothing, as upstream's `LabelSelectorAsSelector` error does.
  */
 export function affinityMatches(cluster: ClusterObject, affinity: ClusterAffinity | undefined): boolean {
+  return affinityMatcher(affinity)(cluster);
+}
+
+/** `affinityMatches` for one affinity against many clusters: its selectors are parsed once. */
+export function affinityMatcher(affinity: ClusterAffinity | undefined): (cluster: ClusterObject) => boolean {
+  let match: (cluster: ClusterObject) => boolean;
   try {
-    return clusterMatches(cluster, affinity);
+    match = clusterMatcher(affinity);
   } catch {
-    return false;
+    return () => false;
   }
+  return (cluster) => {
+    try {
+      return match(cluster);
+    } catch {
+      return false;
+    }
+  };
 }
 
 /** The clusterAffinities term named by `status.schedulerObservingAffinityName`. */
@@ -38,16 +51,22 @@ export function overflowOrder(
   placement: Placement,
   status: BindingSchedulingStatus | undefined,
 ): number {
-  if (placement.clusterAffinity || !placement.clusterAffinities?.length) return 0;
+  return overflowOrderOf(placement, status)(cluster);
+}
+
+/** `overflowOrder` for one binding against many clusters: the term and its overflows are parsed once. */
+export function overflowOrderOf(
+  placement: Placement,
+  status: BindingSchedulingStatus | undefined,
+): (cluster: ClusterObject) => number {
+  if (placement.clusterAffinity || !placement.clusterAffinities?.length) return () => 0;
   const term = observedTerm(placement, status);
-  if (term) {
-    if (affinityMatches(cluster, term)) return 0;
-    const overflows = term.overflowAffinities ?? [];
-    for (let i = 0; i < overflows.length; i++) {
-      if (affinityMatches(cluster, overflows[i])) return i + 1;
-    }
-  }
-  return 1000;
+  if (!term) return () => 1000;
+  const matchers = [term, ...(term.overflowAffinities ?? [])].map(affinityMatcher);
+  return (cluster) => {
+    const i = matchers.findIndex((match) => match(cluster));
+    return i < 0 ? 1000 : i;
+  };
 }
 
 /** Overflow applies when the observed term declares overflowAffinities (upstream `enableOverflow`). */

@@ -7,7 +7,7 @@
  * replicas, a scale down shrinks every cluster in proportion.
  */
 import type { BindingSpec, Placement, TargetCluster } from "../../karmada/types.ts";
-import { affinityMatches, overflowEnabled } from "./affinity.ts";
+import { affinityMatcher, overflowEnabled } from "./affinity.ts";
 import { componentCount, replicaSchedulingType, rescheduleRequired, sumReplicas } from "./binding.ts";
 import type { ClusterDetail } from "./spread.ts";
 import type { AssignMode, AssignStrategy, BindingSchedulingStatus, ReplicaExplanation } from "./types.ts";
@@ -155,12 +155,15 @@ export function staticWeights(
 ): Array<{ name: string; weight: number }> {
   const preference = placement.replicaScheduling?.weightPreference;
   if (!preference) return candidates.map((c) => ({ name: c.name, weight: 1 }));
-  const rules = preference.staticWeightList ?? [];
+  const rules = (preference.staticWeightList ?? []).map((rule) => ({
+    weight: rule.weight,
+    matches: affinityMatcher(rule.targetCluster),
+  }));
   const weights: Array<{ name: string; weight: number }> = [];
   for (const c of candidates) {
     let weight = 0;
     for (const rule of rules) {
-      if (rule.weight > weight && affinityMatches(c.cluster, rule.targetCluster)) weight = rule.weight;
+      if (rule.weight > weight && rule.matches(c.cluster)) weight = rule.weight;
     }
     if (weight > 0) weights.push({ name: c.name, weight });
   }

@@ -6,7 +6,7 @@
 import type { BindingSpec, ClusterAffinity, ClusterObject, Placement } from "../../karmada/types.ts";
 import { findUntoleratedTaint, taintToString } from "../../machinery/tolerations.ts";
 import { clusterZones } from "../../policy/cluster-affinity.ts";
-import { affinityMatches, observedTerm } from "./affinity.ts";
+import { affinityMatcher, observedTerm } from "./affinity.ts";
 import { isWorkload, targetNames } from "./binding.ts";
 import type { BindingSchedulingStatus, FilterPluginName, ScorePluginName } from "./types.ts";
 
@@ -17,8 +17,8 @@ export interface PluginContext {
   status: BindingSchedulingStatus;
   /** Names in `spec.clusters`. */
   targets: ReadonlySet<string>;
-  /** The affinities a cluster must match one of; undefined = no restriction. */
-  affinities: readonly ClusterAffinity[] | undefined;
+  /** The affinities a cluster must match one of, parsed once per run; undefined = no restriction. */
+  affinities: ReadonlyArray<(cluster: ClusterObject) => boolean> | undefined;
   /** Plugins turned off by `--plugins`. */
   disabled?: ReadonlySet<string>;
 }
@@ -49,7 +49,7 @@ export function pluginContext(
     placement,
     status,
     targets: targetNames(spec.clusters),
-    affinities: affinitiesOf(spec, placement, status),
+    affinities: affinitiesOf(spec, placement, status)?.map((a) => affinityMatcher(a)),
   };
 }
 
@@ -104,7 +104,7 @@ export const clusterAffinityFilter = {
   name: "ClusterAffinity",
   filter(ctx, cluster) {
     if (!ctx.affinities) return undefined;
-    return ctx.affinities.some((a) => affinityMatches(cluster, a))
+    return ctx.affinities.some((matches) => matches(cluster))
       ? undefined
       : "cluster(s) did not match the placement cluster affinity constraint";
   },

@@ -8,7 +8,7 @@
  * slice, would try no term and report success without writing anything).
  */
 import type { BindingSpec, ClusterObject, Placement, TargetCluster } from "../../karmada/types.ts";
-import { overflowOrder } from "./affinity.ts";
+import { overflowOrderOf } from "./affinity.ts";
 import { assignReplicas, UnschedulableError } from "./assignment.ts";
 import { isWorkload, rescheduleRequired } from "./binding.ts";
 import { availableReplicas } from "./estimate.ts";
@@ -202,6 +202,7 @@ function rankClusters(
   const workload = isWorkload(spec);
   const estimates = availableReplicas(feasible, replicas, spec.replicaRequirements);
   const previous = new Map((spec.clusters ?? []).map((c) => [c.name, c.replicas ?? 0]));
+  const overflowOrder = overflowOrderOf(placement, status);
   const details = feasible.map((cluster, i): ClusterDetail => {
     const name = cluster.metadata.name;
     let score = 0;
@@ -213,7 +214,7 @@ function rankClusters(
     }
     const allocatable = estimates[i]!;
     const assigned = previous.get(name) ?? 0;
-    const order = overflowOrder(cluster, placement, status);
+    const order = overflowOrder(cluster);
     const verdict = byName.get(name)!;
     verdict.score = score;
     if (replicas > 0) verdict.fits = allocatable;
