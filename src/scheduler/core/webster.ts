@@ -55,9 +55,12 @@ export function allocateWebsterSeats(
     if (p) p.votes = v;
     else parties.set(name, { name, votes: v, seats: 0 });
   }
-  const heap = [...parties.values()];
-  if (heap.length === 0) return [];
+  return seatParties([...parties.values()], newSeats, tieBreaker);
+}
 
+/** Webster over `heap` (one party per name; reordered and returned sorted by name). */
+function seatParties(heap: Party[], newSeats: number, tieBreaker: TieBreaker): Party[] {
+  if (heap.length === 0) return [];
   const before = (a: Party, b: Party): boolean => {
     const pa = priority(a);
     const pb = priority(b);
@@ -94,14 +97,16 @@ export function divideByWeight(
   weights: ReadonlyArray<{ name: string; weight: number }>,
   uid: string | undefined,
 ): TargetCluster[] {
-  const votes: Record<string, number> = {};
+  // A Map, not a record: a fresh object given hundreds of cluster names as keys costs V8 a
+  // hidden class per key, super-linear in the clusters (a name given twice keeps the last weight).
+  const parties = new Map<string, Party>();
   let sum = 0;
   for (const w of weights) {
-    votes[w.name] = w.weight;
+    parties.set(w.name, { name: w.name, votes: w.weight, seats: 0 });
     sum += w.weight;
   }
   if (sum === 0) return [];
-  return allocateWebsterSeats(replicas, votes, undefined, tieBreakerForUid(uid)).map((p) => ({
+  return seatParties([...parties.values()], replicas, tieBreakerForUid(uid)).map((p) => ({
     name: p.name,
     replicas: p.seats,
   }));
