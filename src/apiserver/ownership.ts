@@ -76,9 +76,12 @@ interface Decoded {
   id: string;
   fields: FieldSet;
   time: string | undefined;
+  /** The entry it was read from, reused as it is when neither its fields nor its time changed. */
+  raw?: ManagedFieldsEntry;
 }
 
-function decodeEntries(entries: ManagedFieldsEntry[] | undefined): Decoded[] {
+/** `stored`: the entries are the stored object's (ours, in canonical form), kept to be reused. */
+function decodeEntries(entries: ManagedFieldsEntry[] | undefined, stored = false): Decoded[] {
   const out: Decoded[] = [];
   for (const e of entries ?? []) {
     if (!e || typeof e !== "object") continue;
@@ -89,13 +92,14 @@ function decodeEntries(entries: ManagedFieldsEntry[] | undefined): Decoded[] {
       throw badRequest(`metadata.managedFields: Invalid value: ${(err as Error).message}`);
     }
     const key = keyOf(e);
-    out.push({ key, id: identity(key), fields, time: e.time });
+    out.push({ key, id: identity(key), fields, time: e.time, ...(stored ? { raw: e } : {}) });
   }
   return out;
 }
 
 function encodeEntries(decoded: Decoded[]): ManagedFieldsEntry[] {
   return decoded.map((d) => {
+    if (d.raw) return { ...d.raw };
     const e: ManagedFieldsEntry = {
       manager: d.key.manager,
       operation: d.key.operation,
@@ -169,7 +173,8 @@ export function recordUpdate(
     setEntries(obj, [{ key, id, fields, time: rfc3339(who.now) }]);
     return;
   }
-  const entries = decodeEntries(baseEntries(obj, old));
+  const base = baseEntries(obj, old);
+  const entries = decodeEntries(base, base === old.metadata.managedFields);
   const managers: ManagerFields[] = entries.map((e) => ({ manager: e.id, fields: e.fields }));
   const strip = (o: StoredObject | undefined): StoredObject | undefined => {
     if (!o) return undefined;
@@ -189,10 +194,17 @@ export function recordUpdate(
   const next: Decoded[] = result.map((m) => {
     const before = byId.get(m.manager);
     if (m.manager === id) {
-      const changed = !before || !deepEqual(serializeFieldsV1(before.fields), serializeFieldsV1(m.fields));
+      const changed =
+        !before ||
+        (m.fields !== before.fields &&
+          !deepEqual(before.raw?.fieldsV1 ?? serializeFieldsV1(before.fields), serializeFieldsV1(m.fields)));
+      if (!changed && before.raw) return before;
       return { key, id, fields: m.fields, time: changed ? time : before?.time };
     }
-    return { ...before!, fields: m.fields };
+    // Another manager's entry: unchanged unless this write took fields from it.
+    if (m.fields === before!.fields) return before!;
+    const { raw: _, ...rest } = before!;
+    return { ...rest, fields: m.fields };
   });
   setEntries(obj, capUpdateEntries(next));
 }

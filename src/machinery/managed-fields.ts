@@ -354,15 +354,31 @@ export function fieldSetUnion(a: FieldSet, b: FieldSet): FieldSet {
   return out;
 }
 
-/** Paths in `a` that are not in `b` (children of paths in `b` stay). */
+/**
+ * Paths in `a` that are not in `b` (children of paths in `b` stay). Sets are never changed once
+ * made, so what `b` leaves alone is shared rather than copied, and `a` itself comes back when
+ * `b` takes nothing from it (most other managers' sets on most writes).
+ */
 export function fieldSetDifference(a: FieldSet, b: FieldSet): FieldSet {
-  const out: FieldSet = { member: a.member && !b.member, children: new Map() };
+  const member = a.member && !b.member;
+  let children: Map<string, FieldSet> | undefined;
   for (const [element, child] of a.children) {
     const theirs = b.children.get(element);
-    const rest = theirs ? fieldSetDifference(child, theirs) : cloneSet(child);
-    if (!isFieldSetEmpty(rest)) out.children.set(element, rest);
+    const rest = theirs ? fieldSetDifference(child, theirs) : child;
+    const keep = !isFieldSetEmpty(rest);
+    if (!children) {
+      if (rest === child && keep) continue;
+      // The first change: the children before it stay as they were.
+      children = new Map();
+      for (const [e, c] of a.children) {
+        if (e === element) break;
+        children.set(e, c);
+      }
+    }
+    if (keep) children.set(element, rest);
   }
-  return out;
+  if (!children && member === a.member) return a;
+  return { member, children: children ?? a.children };
 }
 
 /** Paths in both sets. */
