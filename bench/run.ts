@@ -475,7 +475,7 @@ function schedulerRows(figures: readonly SchedulerFigure[]): void {
     row(
       "9 scheduler",
       "core",
-      `schedule, ${fmt(f.clusters)} clusters: ${f.scenario}`,
+      `schedule, ${fmt(f.clusters)} clusters (${f.regions} regions): ${f.scenario}`,
       `${fmt(Math.round(f.bindingsPerSecond))} bindings/s`,
       notes.join("; "),
     );

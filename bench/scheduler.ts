@@ -189,6 +189,8 @@ function rate(scenario: Scenario, clusters: ClusterObject[], count: number): num
 export interface SchedulerFigure {
   scenario: string;
   clusters: number;
+  /** Regions of that fleet (static weights have one rule per region). */
+  regions: number;
   bindingsPerSecond: number;
 }
 
@@ -204,12 +206,18 @@ export async function benchScheduler(clusterCounts: readonly number[]): Promise<
   for (const count of clusterCounts) {
     const clusters = fleet(count);
     const perRound = bindingsPerRound(count);
-    for (const scenario of scenarios(fleetRegions(count))) {
+    const regions = fleetRegions(count);
+    for (const scenario of scenarios(regions)) {
       rate(scenario, clusters, Math.ceil(perRound * 0.15)); // warm up
       // Best of three, like the other benchmarks report.
       let best = 0;
       for (let round = 0; round < 3; round++) best = Math.max(best, rate(scenario, clusters, perRound));
-      figures.push({ scenario: scenario.name, clusters: count, bindingsPerSecond: best });
+      figures.push({
+        scenario: scenario.name,
+        clusters: count,
+        regions: regions.length,
+        bindingsPerSecond: best,
+      });
       await Promise.resolve();
     }
   }
