@@ -96,6 +96,17 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
+/**
+ * Applies an RFC 7386 merge patch to `target` itself when it is an object (the result shares no
+ * objects with `patch`); for callers that own `target` and would only throw the original away.
+ */
+export function mergePatchInto(target: unknown, patch: unknown): unknown {
+  if (!isJsonObject(patch)) return cloneJson(patch);
+  const result: JsonObject = isJsonObject(target) ? target : {};
+  mergeInto(result, patch);
+  return result;
+}
+
 function mergeInto(target: JsonObject, patch: JsonObject): void {
   for (const key of Object.keys(patch)) {
     const value = patch[key];

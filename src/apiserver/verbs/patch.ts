@@ -12,7 +12,7 @@ import {
   JsonPatchDecodeError,
   JsonPatchTooLargeError,
 } from "../../machinery/json-patch.ts";
-import { applyMergePatch, cloneJson } from "../../machinery/merge-patch.ts";
+import { cloneJson, mergePatchInto } from "../../machinery/merge-patch.ts";
 import { applyStrategicMergePatch } from "../../machinery/strategic-merge-patch.ts";
 import { bodyText, parseDocument } from "../codec.ts";
 import type { RequestContext, ServerContext } from "../context.ts";
@@ -44,13 +44,18 @@ export function patchTypeOf(rt: ResourceType, contentType: string | undefined): 
   throw unsupportedMediaType(t, accepted);
 }
 
-/** Applies a decoded patch document to `current`; failures are 422 (or 400 for bad documents). */
+/**
+ * Applies a decoded patch document to `current`; failures are 422 (or 400 for bad documents).
+ * `current` is the caller's to change (updateObject hands each attempt its own copy): a merge
+ * patch goes straight into it rather than into one more copy.
+ */
 export function applyPatchDocument(
   rt: ResourceType,
   type: Exclude<PatchType, "apply">,
   current: StoredObject,
   patch: unknown,
 ): StoredObject {
+  const currentName = current.metadata.name ?? "";
   let result: unknown;
   try {
     switch (type) {
@@ -58,14 +63,14 @@ export function applyPatchDocument(
         result = applyJsonPatch(current, patch);
         break;
       case "merge":
-        result = applyMergePatch(current, patch);
+        result = mergePatchInto(current, patch);
         break;
       case "strategic":
         result = applyStrategicMergePatch(current, patch, rt.schema);
         break;
     }
   } catch (e) {
-    throw patchError(rt, current, e);
+    throw patchError(rt, currentName, e);
   }
   if (!isObject(result)) throw badRequest("the patched object is not a JSON object");
   // As kube-apiserver's checkName: a patch may not rename the object, nor drop its name (a
@@ -73,19 +78,17 @@ export function applyPatchDocument(
   // update pipeline without metadata).
   const meta = result.metadata;
   const name = isObject(meta) && typeof meta.name === "string" ? meta.name : "";
-  if (name !== current.metadata.name) {
-    throw badRequest(
-      `the name of the object (${name}) does not match the name on the URL (${current.metadata.name ?? ""})`,
-    );
+  if (name !== currentName) {
+    throw badRequest(`the name of the object (${name}) does not match the name on the URL (${currentName})`);
   }
   return result as StoredObject;
 }
 
-function patchError(rt: ResourceType, current: StoredObject, e: unknown): unknown {
+function patchError(rt: ResourceType, name: string, e: unknown): unknown {
   if (e instanceof JsonPatchTooLargeError) return requestEntityTooLarge(e.message);
   if (e instanceof JsonPatchDecodeError) return badRequest(e.message);
   if (e instanceof JsonPatchApplyError || e instanceof Error) {
-    return invalid({ group: rt.group, kind: rt.kind }, current.metadata.name ?? "", [
+    return invalid({ group: rt.group, kind: rt.kind }, name, [
       { type: "FieldValueInvalid", field: "", value: undefined, detail: e.message },
     ]);
   }
@@ -167,7 +170,7 @@ export async function patchWith(
     try {
       decodeJsonPatch(document);
     } catch (e) {
-      throw patchError(rt, { metadata: {} } as StoredObject, e);
+      throw patchError(rt, "", e);
     }
   } else if (!isObject(document)) {
     throw badRequest(`the patch document must be a JSON object`);
