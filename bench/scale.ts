@@ -40,6 +40,8 @@ export interface ScaleConfig {
   scaleObjects: number;
   /** Sink members they go to. */
   scaleClusters: number;
+  /** Seconds of quiet after the run over which the members' requests are counted (0: skip). */
+  scaleStatusWindowSeconds?: number;
   concurrency: number;
 }
 
@@ -142,7 +144,7 @@ async function startControlPlane(dataDir: string): Promise<{ proc: LineChild; ku
 }
 
 /** The control plane's writes to its store (`etcd_requests_total`) by "operation resource", read through kubectl. */
-async function writeCounts(kubeconfig: string): Promise<Map<string, number>> {
+export async function writeCounts(kubeconfig: string): Promise<Map<string, number>> {
   const { stdout } = await execFileP("kubectl", ["--kubeconfig", kubeconfig, "get", "--raw", "/metrics"], {
     maxBuffer: 64 * 2 ** 20,
   });
@@ -163,7 +165,7 @@ interface Plan {
 }
 
 /** Half the templates Duplicated to a pair of clusters, half Divided over three; groups round-robin. */
-function plan(ns: string, n: number, clusters: string[]): Plan {
+export function plan(ns: string, n: number, clusters: string[]): Plan {
   const groups = (size: number, kind: string) =>
     Array.from({ length: Math.floor(clusters.length / size) }, (_, k) => ({
       label: `${kind}-${k}`,
@@ -216,7 +218,7 @@ function plan(ns: string, n: number, clusters: string[]): Plan {
   };
 }
 
-async function ensureNamespace(c: Client, ns: string): Promise<void> {
+export async function ensureNamespace(c: Client, ns: string): Promise<void> {
   try {
     await c.create(RESOURCES.namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
   } catch (err) {
@@ -225,7 +227,7 @@ async function ensureNamespace(c: Client, ns: string): Promise<void> {
 }
 
 /** Resolves once every template in `ns` shows its aggregated status (observedGeneration caught up). */
-async function aggregated(cp: Client, ns: string, n: number, timeoutMs: number): Promise<void> {
+export async function aggregated(cp: Client, ns: string, n: number, timeoutMs: number): Promise<void> {
   const inf = new Informer(cp, RESOURCES.deployments, { namespace: ns });
   const done = new Set<string>();
   const note = (d: StoredObject) => {
@@ -251,6 +253,33 @@ async function aggregated(cp: Client, ns: string, n: number, timeoutMs: number):
   } finally {
     inf.stop();
   }
+}
+
+type Requests = Record<string, Record<string, number>>;
+
+/**
+ * What the members serve while nothing changes (every copy is there and reported): the cluster
+ * status controller's health checks, discovery and summaries, and the rest of the control
+ * plane's upkeep, summed over the members and split by verb and resource.
+ */
+async function quietRequests(
+  sinks: LineChild,
+  seconds: number,
+): Promise<{ total: number; seconds: number; kinds: Array<[string, number]> } | undefined> {
+  if (seconds <= 0) return undefined;
+  const before = await sinks.ask<Requests>({ op: "requests" }, 30_000, "member requests");
+  const start = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const after = await sinks.ask<Requests>({ op: "requests" }, 30_000, "member requests");
+  const elapsed = (performance.now() - start) / 1000;
+  const kinds = new Map<string, number>();
+  for (const [member, counts] of Object.entries(after))
+    for (const [k, v] of Object.entries(counts)) {
+      const d = v - (before[member]?.[k] ?? 0);
+      if (d > 0) kinds.set(k, (kinds.get(k) ?? 0) + d);
+    }
+  const sorted = [...kinds].sort((a, b) => b[1] - a[1]);
+  return { total: sorted.reduce((a, [, v]) => a + v, 0), seconds: elapsed, kinds: sorted };
 }
 
 export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
@@ -356,6 +385,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const after = procUsage(cpPid);
     const writesAfter = await writeCounts(cpStarted.kubeconfig);
     const sinkUsage = await sinks.ask<SinkUsage>({ op: "usage" }, 30_000, "sink usage");
+    const statusCalls = await quietRequests(sinks, cfg.scaleStatusWindowSeconds ?? 60);
 
     const ratio = through / direct;
     const cpu = after.cpuSeconds - before.cpuSeconds;
@@ -408,6 +438,16 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
       `${fmt(after.peakRssBytes / 2 ** 20)} MiB`,
       `grew ${fmt((after.peakRssBytes - before.rssBytes) / (memberObjects / 1000) / 2 ** 20, 1)} MiB per 1,000 member objects from ${fmt(before.rssBytes / 2 ** 20)} MiB before the run (API server, controllers, scheduler: one process)`,
     );
+    if (statusCalls) {
+      const perMember = statusCalls.total / ready.names.length / (statusCalls.seconds / 60);
+      row(
+        SECTION,
+        "sqlite",
+        `cluster status, ${ready.names.length} clusters at rest: API calls per minute per member`,
+        fmt(perMember, 1),
+        `over ${fmt(statusCalls.seconds)} s after the run: ${statusCalls.kinds.map(([k, v]) => `${k} ${fmt(v / ready.names.length / (statusCalls.seconds / 60), 1)}`).join(", ")} (watches count when they end)`,
+      );
+    }
     row(
       SECTION,
       "sqlite",

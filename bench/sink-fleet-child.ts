@@ -11,6 +11,9 @@
  *        until each member holds its count of Deployments in x, each reported (observedGeneration
  *        caught up); answers {"settled":true|false}
  *   {"op":"usage"}                                        this process's CPU seconds and peak RSS
+ *   {"op":"requests"}                                     the requests each member served so far
+ *        (apiserver_request_total), as {"sink1":{"GET clusters...":n,...},...}; watches count when
+ *        they end
  *
  *   node --import tsx bench/sink-fleet-child.ts <count> <control-plane kubeconfig> <dir>
  *
@@ -26,6 +29,7 @@ import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../src/client/k
 import { REPORTED_SECRETS, registerCluster } from "../src/cluster/register.ts";
 import { silentLogger } from "../src/log.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../src/member-sim/cluster.ts";
+import { createMetricsRegistry, exposition, type Registry } from "../src/metrics/registry.ts";
 import { pool } from "./load.ts";
 
 export interface SinkFleetReady {
@@ -41,6 +45,19 @@ export interface SinkUsage {
 const reported = (d: StoredObject): boolean =>
   (d.status as { observedGeneration?: number } | undefined)?.observedGeneration === d.metadata.generation;
 
+/** apiserver_request_total by "VERB resource[/subresource]", every code summed. */
+function requestCounts(text: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("apiserver_request_total{")) continue;
+    const label = (name: string) => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? "";
+    const sub = label("subresource");
+    const key = `${label("verb")} ${label("resource") || "(non-resource)"}${sub ? `/${sub}` : ""}`;
+    out[key] = (out[key] ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const [countArg, karmadaConfig, dir] = process.argv.slice(2);
   const count = Number(countArg);
@@ -51,13 +68,17 @@ async function main(): Promise<void> {
   const started = performance.now();
   const names = Array.from({ length: count }, (_, i) => `sink${i + 1}`);
   const members: ServedMemberCluster[] = [];
+  // Each member counts the requests it serves, for the cluster status row.
+  const registries: Registry[] = [];
   await pool(count, 8, async (i) => {
+    registries[i] = createMetricsRegistry({ processMetrics: false });
     members[i] = await serveMemberCluster({
       name: names[i]!,
       sink: true,
       nodes: 3,
       port: 0,
       log: silentLogger,
+      server: { metrics: registries[i] },
     });
   });
   const karmada = httpClientFor(await loadKubeconfig({ path: karmadaConfig }), { maxConcurrent: 16 });
@@ -146,6 +167,10 @@ async function main(): Promise<void> {
         cpuSeconds: (cpu.user + cpu.system) / 1e6,
         peakRssBytes: process.resourceUsage().maxRSS * 1024,
       } satisfies SinkUsage);
+    } else if (q.op === "requests") {
+      const out: Record<string, Record<string, number>> = {};
+      for (let i = 0; i < count; i++) out[names[i]!] = requestCounts((await exposition(registries[i]!)).text);
+      say(out);
     } else if (q.op === "waitCounts") {
       const deadline = performance.now() + (q.timeoutMs ?? 600_000);
       while (!settled(q.namespace!, q.counts!) && performance.now() < deadline)
