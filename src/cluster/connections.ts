@@ -16,8 +16,9 @@ export interface MemberConnection {
   /**
    * GETs a non-resource path (`/readyz`, `/version`, discovery). Throws on transport errors,
    * and when no answer came within `timeoutMs` (default: the connection's own timeout).
+   * `accept`: the Accept header (default JSON).
    */
-  getRaw(path: string, timeoutMs?: number): Promise<{ status: number; body: string }>;
+  getRaw(path: string, timeoutMs?: number, accept?: string): Promise<{ status: number; body: string }>;
 }
 
 export interface MemberConnections {
@@ -86,8 +87,8 @@ export function openMemberConnection(
   };
   return {
     client,
-    getRaw: (path, timeoutMs) =>
-      timeoutMs === undefined ? client.getRaw(path) : withTimeout(timeoutMs).getRaw(path),
+    getRaw: (path, timeoutMs, accept) =>
+      (timeoutMs === undefined ? client : withTimeout(timeoutMs)).getRaw(path, accept),
     close() {
       unsubscribe();
       client.close();
