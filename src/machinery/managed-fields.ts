@@ -568,7 +568,8 @@ function collectMap(
     const child = value[key];
     const element = fieldElement(key);
     const childNode = emptyFieldSet();
-    collect(child, propertySchema(schema, key), childNode, [...path, element], strict);
+    // The path only names an element in strict mode's errors: not built otherwise.
+    collect(child, propertySchema(schema, key), childNode, strict ? [...path, element] : path, strict);
     const emptyMap = isJsonObject(child) && Object.keys(child).length === 0;
     if (child === null || emptyMap || !declaresProperty(schema, key)) childNode.member = true;
     if (!isFieldSetEmpty(childNode)) node.children.set(element, childNode);
@@ -607,7 +608,7 @@ function collectList(
       return;
     }
     const childNode = emptyFieldSet();
-    collect(item, items, childNode, [...path, element], strict);
+    collect(item, items, childNode, strict ? [...path, element] : path, strict);
     childNode.member = true;
     node.children.set(element, childNode);
   });
