@@ -42,6 +42,8 @@ export interface ScaleConfig {
   scaleClusters: number;
   /** Seconds of quiet after the run over which the members' requests are counted (0: skip). */
   scaleStatusWindowSeconds?: number;
+  /** The members' own status writes per second, each rate held for 30 s after the run (default 20 and 100). */
+  scaleChurnRates?: number[];
   concurrency: number;
 }
 
@@ -57,6 +59,8 @@ const OVERRIDE_LABEL = "scale.karmada.io/overridden";
 /** Clusters per group: Duplicated to a pair, Divided over three (one replica each). */
 const DUP_SIZE = 2;
 const DIV_SIZE = 3;
+/** How long each rate of the members' own status writes is held. */
+const CHURN_SECONDS = 30;
 
 /** CPU seconds, RSS and peak RSS of a process, from /proc (Linux). */
 export function procUsage(pid: number): { cpuSeconds: number; rssBytes: number; peakRssBytes: number } {
@@ -386,6 +390,25 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const writesAfter = await writeCounts(cpStarted.kubeconfig);
     const sinkUsage = await sinks.ask<SinkUsage>({ op: "usage" }, 30_000, "sink usage");
     const statusCalls = await quietRequests(sinks, cfg.scaleStatusWindowSeconds ?? 60);
+    // The members' write rate: status changes the control plane reflects into Works, bindings and templates.
+    const churns: Array<{ rate: number; written: number; cpu: number; seconds: number }> = [];
+    for (const rate of cfg.scaleChurnRates ?? [20, 100]) {
+      const u0 = procUsage(cpPid);
+      const t0 = performance.now();
+      const r = await sinks.ask<{ written: number; failed: number }>(
+        { op: "churn", namespace: "scale", perSecond: rate, seconds: CHURN_SECONDS },
+        CHURN_SECONDS * 1000 + 120_000,
+        "member status churn",
+      );
+      // A few seconds more for the control plane to catch up with the last changes.
+      await new Promise((res) => setTimeout(res, 3_000));
+      churns.push({
+        rate,
+        written: r.written,
+        cpu: procUsage(cpPid).cpuSeconds - u0.cpuSeconds,
+        seconds: (performance.now() - t0) / 1000,
+      });
+    }
 
     const ratio = through / direct;
     const cpu = after.cpuSeconds - before.cpuSeconds;
@@ -446,6 +469,15 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
         `cluster status, ${ready.names.length} clusters at rest: API calls per minute per member`,
         fmt(perMember, 1),
         `over ${fmt(statusCalls.seconds)} s after the run: ${statusCalls.kinds.map(([k, v]) => `${k} ${fmt(v / ready.names.length / (statusCalls.seconds / 60), 1)}`).join(", ")} (watches count when they end)`,
+      );
+    }
+    for (const c of churns) {
+      row(
+        SECTION,
+        "sqlite",
+        `members' status changes at ${fmt(c.rate)}/s: control-plane CPU per change`,
+        `${fmt((c.cpu / Math.max(1, c.written)) * 1000, 2)} ms`,
+        `${fmt(c.written)} changes in ${CHURN_SECONDS} s; the control plane used ${fmt((c.cpu / c.seconds) * 100)}% of a core (reflected into Works, bindings and templates)`,
       );
     }
     row(

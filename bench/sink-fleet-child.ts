@@ -7,6 +7,10 @@
  * measurable apart from the control plane's. Asked over stdin, one JSON line per question, it
  * answers on stdout, one JSON line each:
  *
+ *   {"op":"churn","namespace":"x","perSecond":r,"seconds":s}
+ *        the members' own writes: r status changes per second, spread over the members, for s
+ *        seconds (a Deployment's readyReplicas and availableReplicas drop by one, or come back, as
+ *        a pod restarting would); answers {"written":n,"failed":n}
  *   {"op":"waitCounts","namespace":"x","counts":{"sink1":n,...},"timeoutMs":t}
  *        until each member holds its count of Deployments in x, each reported (observedGeneration
  *        caught up); answers {"settled":true|false}
@@ -25,6 +29,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { StoredObject } from "../src/api/meta.ts";
 import { DEFAULT_CLUSTER_NAMESPACE } from "../src/cli/commands/join.ts";
+import { RESOURCES } from "../src/client/client.ts";
 import { httpClientFor, loadKubeconfig, renderKubeconfig } from "../src/client/kubeconfig.ts";
 import { REPORTED_SECRETS, registerCluster } from "../src/cluster/register.ts";
 import { silentLogger } from "../src/log.ts";
@@ -153,6 +158,52 @@ async function main(): Promise<void> {
       return (e?.all.size ?? 0) === want && (e?.reported.size ?? 0) === want;
     });
 
+  /** Status changes at `perSecond`, round-robin over members and their Deployments in `ns`. */
+  async function churn(ns: string, perSecond: number, seconds: number) {
+    const targets: Array<{ m: ServedMemberCluster; name: string }> = [];
+    const longest = Math.max(...held.map((h) => h.get(ns)?.all.size ?? 0));
+    const lists = held.map((h) => [...(h.get(ns)?.all ?? [])]);
+    for (let k = 0; k < longest; k++)
+      lists.forEach((l, i) => {
+        if (k < l.length) targets.push({ m: members[i]!, name: l[k]! });
+      });
+    let written = 0;
+    let failed = 0;
+    let next = 0;
+    const inFlight = new Set<Promise<void>>();
+    const start = performance.now();
+    const total = Math.round(perSecond * seconds);
+    for (let k = 0; k < total && targets.length > 0; k++) {
+      const due = start + (k * 1000) / perSecond;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const t = targets[next++ % targets.length]!;
+      const p = (async () => {
+        try {
+          const d = await t.m.client.get(RESOURCES.deployments, ns, t.name);
+          const s = (d.status ?? {}) as { replicas?: number; readyReplicas?: number };
+          const want = s.replicas ?? 1;
+          const ready = s.readyReplicas === want ? Math.max(0, want - 1) : want;
+          await t.m.client.patch(
+            RESOURCES.deployments,
+            ns,
+            t.name,
+            "merge",
+            { status: { readyReplicas: ready, availableReplicas: ready } },
+            { subresource: "status" },
+          );
+          written++;
+        } catch {
+          failed++;
+        }
+      })();
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
+    await Promise.all(inFlight);
+    return { written, failed };
+  }
+
   const lines = createInterface({ input: process.stdin });
   for await (const line of lines) {
     const q = JSON.parse(line) as {
@@ -160,6 +211,8 @@ async function main(): Promise<void> {
       namespace?: string;
       counts?: Record<string, number>;
       timeoutMs?: number;
+      perSecond?: number;
+      seconds?: number;
     };
     if (q.op === "usage") {
       const cpu = process.cpuUsage();
@@ -171,6 +224,8 @@ async function main(): Promise<void> {
       const out: Record<string, Record<string, number>> = {};
       for (let i = 0; i < count; i++) out[names[i]!] = requestCounts((await exposition(registries[i]!)).text);
       say(out);
+    } else if (q.op === "churn") {
+      say(await churn(q.namespace!, q.perSecond ?? 10, q.seconds ?? 30));
     } else if (q.op === "waitCounts") {
       const deadline = performance.now() + (q.timeoutMs ?? 600_000);
       while (!settled(q.namespace!, q.counts!) && performance.now() < deadline)
