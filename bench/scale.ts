@@ -389,7 +389,9 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const after = procUsage(cpPid);
     const writesAfter = await writeCounts(cpStarted.kubeconfig);
     const sinkUsage = await sinks.ask<SinkUsage>({ op: "usage" }, 30_000, "sink usage");
+    const quietFrom = procUsage(cpPid).cpuSeconds;
     const statusCalls = await quietRequests(sinks, cfg.scaleStatusWindowSeconds ?? 60);
+    const quietCpu = procUsage(cpPid).cpuSeconds - quietFrom;
     // The members' write rate: status changes the control plane reflects into Works, bindings and templates.
     const churns: Array<{ rate: number; written: number; cpu: number; seconds: number }> = [];
     for (const rate of cfg.scaleChurnRates ?? [20, 100]) {
@@ -468,7 +470,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
         "sqlite",
         `cluster status, ${ready.names.length} clusters at rest: API calls per minute per member`,
         fmt(perMember, 1),
-        `over ${fmt(statusCalls.seconds)} s after the run: ${statusCalls.kinds.map(([k, v]) => `${k} ${fmt(v / ready.names.length / (statusCalls.seconds / 60), 1)}`).join(", ")} (watches count when they end)`,
+        `over ${fmt(statusCalls.seconds)} s after the run, the control plane at ${fmt((quietCpu / statusCalls.seconds) * 100, 1)}% of a core: ${statusCalls.kinds.map(([k, v]) => `${k} ${fmt(v / ready.names.length / (statusCalls.seconds / 60), 1)}`).join(", ")} (watches count when they end)`,
       );
     }
     for (const c of churns) {
