@@ -370,6 +370,59 @@ describe.concurrent("binding controller reconcile", () => {
   }
 });
 
+describe("binding controller: resync", () => {
+  it("a resync that finds every Work as it should be writes nothing, not even an Event", () => {
+    const recorded: string[] = [];
+    return withReconcileFixture(
+      (ctx) =>
+        bindingController(
+          {
+            ...ctx,
+            recorder: (component) => {
+              const inner = ctx.recorder(component);
+              return {
+                event(obj, type, reason, message) {
+                  recorded.push(`${obj.kind}: ${reason}`);
+                  inner.event(obj, type, reason, message);
+                },
+              };
+            },
+          },
+          ctx.interpreter,
+          false,
+        ),
+      {},
+      async (f) => {
+        await createCluster(f.client, "member1");
+        await createCluster(f.client, "member2");
+        const template = await f.client.create(RESOURCES.deployments, deployment());
+        await f.client.create(
+          KARMADA.resourceBindings,
+          binding(template, { clusters: on(["member1", 1], ["member2", 2]) }),
+        );
+        await f.reconcile(KEY);
+        const synced = await worksByCluster(f);
+        expect(recorded).toEqual(["ResourceBinding: SyncWorkSucceed", "Deployment: SyncWorkSucceed"]);
+
+        // As after a restart: the same binding again, every Work already right.
+        await f.reconcile(KEY);
+        const again = await worksByCluster(f);
+        expect([...again].map(([c, w]) => [c, w.metadata.resourceVersion])).toEqual(
+          [...synced].map(([c, w]) => [c, w.metadata.resourceVersion]),
+        );
+        expect(recorded).toHaveLength(2);
+
+        // A cluster dropped is a change: its Work goes, and the sync says so.
+        await f.client.patch(KARMADA.resourceBindings, "default", "nginx-deployment", "merge", {
+          spec: { clusters: on(["member1", 1]) },
+        });
+        await f.reconcile(KEY);
+        expect(recorded).toHaveLength(4);
+      },
+    );
+  });
+});
+
 describe("binding controller: deletion", () => {
   it("a binding being deleted loses its Works first, then its finalizer", () =>
     withReconcileFixture(

@@ -118,12 +118,15 @@ export function bindingController(
   const cops = ctx.informers.informer(KARMADA.clusterOverridePolicies);
   const metrics = karmadaMetrics(ctx.metrics);
 
-  async function deleteWork(work: StoredObject): Promise<void> {
-    if (work.metadata.deletionTimestamp) return;
+  /** Whether this call deleted the Work (false: it was going or gone already). */
+  async function deleteWork(work: StoredObject): Promise<boolean> {
+    if (work.metadata.deletionTimestamp) return false;
     try {
       await ctx.client.delete(KARMADA.works, work.metadata.namespace, work.metadata.name);
+      return true;
     } catch (err) {
       if (!isNotFound(err)) throw err;
+      return false;
     }
   }
 
@@ -187,13 +190,14 @@ export function bindingController(
     };
   }
 
+  /** Whether the Work was created or changed. */
   async function ensureWork(
     binding: Binding,
     tmpl: StoredObject,
     cluster: string,
     replicas: number | undefined,
     injected: Record<string, string> | undefined,
-  ) {
+  ): Promise<boolean> {
     const spec = binding.spec;
     const ns = executionSpace(cluster);
     const wname = workName(tmpl.kind, tmpl.metadata.name, tmpl.metadata.namespace);
@@ -219,7 +223,7 @@ export function bindingController(
     };
     const labels = { [idLabel]: binding.metadata.labels?.[idLabel] ?? "", [LABEL.workPermanentId]: workId };
     const allAnnotations = { ...annotations, [ANNOTATION.conflictResolution]: resolution };
-    await createOrUpdateWork(ctx, existing, {
+    return createOrUpdateWork(ctx, existing, {
       namespace: ns,
       name: wname,
       labels,
@@ -248,19 +252,32 @@ export function bindingController(
     return measured(() => syncWorks(key, binding, own), metrics.syncedWorks);
   }
 
-  /** Upstream's syncBinding: the Works of the clusters the binding names, and no others. */
-  async function syncWorks(key: string, binding: Binding, own: StoredObject[]): Promise<ReconcileResult> {
+  /**
+   * Deletes the Works of clusters the binding no longer names: whether one was deleted now, and
+   * whether one of them is a copy purged directly (the new copies wait until it is gone).
+   */
+  async function deleteUntargeted(
+    binding: Binding,
+    own: StoredObject[],
+  ): Promise<{ deleted: boolean; awaitingPurge: boolean }> {
     const expected = expectedClusters(binding.spec);
     const purgedDirectly = new Set(
       (binding.spec.gracefulEvictionTasks ?? []).filter(purgesDirectly).map((t) => t.fromCluster),
     );
+    let deleted = false;
     let awaitingPurge = false;
     for (const w of own) {
       const cluster = clusterOfExecutionSpace(w.metadata.namespace);
       if (!cluster || expected.has(cluster)) continue;
-      await deleteWork(w);
+      if (await deleteWork(w)) deleted = true;
       if (purgedDirectly.has(cluster)) awaitingPurge = true;
     }
+    return { deleted, awaitingPurge };
+  }
+
+  /** Upstream's syncBinding: the Works of the clusters the binding names, and no others. */
+  async function syncWorks(key: string, binding: Binding, own: StoredObject[]): Promise<ReconcileResult> {
+    const { deleted, awaitingPurge } = await deleteUntargeted(binding, own);
     // As upstream: a copy purged directly is gone before the new copies are written (a
     // stateful workload never runs twice).
     if (awaitingPurge) return requeueAfter(DIRECT_PURGE_RECHECK_MS);
@@ -296,7 +313,10 @@ export function bindingController(
       events.event(tmpl, "Warning", "SyncWorkFailed", message);
       throw new Error(message);
     }
-    if (targets.size > 0) {
+    // Only a sync that wrote is worth an Event: a resync that found every Work as it should be
+    // (each binding after a restart) would otherwise write two Events per binding for nothing.
+    const written = deleted || outcomes.some((o) => o.status === "fulfilled" && o.value);
+    if (targets.size > 0 && written) {
       events.event(binding, "Normal", "SyncWorkSucceed", `Sync work of ${what} successful.`);
       events.event(tmpl, "Normal", "SyncWorkSucceed", `Sync work of ${what} successful.`);
     }

@@ -35,11 +35,12 @@ export interface WorkToWrite {
 
 const OVERRIDE_RECORDS = [ANNOTATION.appliedOverrides, ANNOTATION.appliedClusterOverrides] as string[];
 
+/** Creates the Work, or updates it when it differs; whether anything was written. */
 export async function createOrUpdateWork(
   ctx: ControllerContext,
   existing: StoredObject | undefined,
   work: WorkToWrite,
-): Promise<void> {
+): Promise<boolean> {
   if (!existing) {
     await ctx.client.create(KARMADA.works, {
       apiVersion: "work.karmada.io/v1alpha1",
@@ -54,7 +55,7 @@ export async function createOrUpdateWork(
       },
       spec: work.spec,
     });
-    return;
+    return true;
   }
   if (existing.metadata.deletionTimestamp)
     throw new Error(`work ${work.namespace}/${work.name} is being deleted`);
@@ -71,6 +72,7 @@ export async function createOrUpdateWork(
     },
     spec: work.spec,
   };
-  if (deepEqual(next.metadata, existing.metadata) && deepEqual(next.spec, existing.spec)) return;
+  if (deepEqual(next.metadata, existing.metadata) && deepEqual(next.spec, existing.spec)) return false;
   await ctx.client.update(KARMADA.works, next);
+  return true;
 }
