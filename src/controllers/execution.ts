@@ -28,13 +28,7 @@ import { isAlreadyExists, isConflict, isNotFound } from "../machinery/errors.ts"
 import { cloneJson } from "../machinery/merge-patch.ts";
 import { measured } from "../metrics/registry.ts";
 import { commit, hasFinalizer, removeFinalizer } from "../runtime/commit.ts";
-import {
-  type Controller,
-  done,
-  type ReconcileContext,
-  type ReconcileResult,
-  requeueAfter,
-} from "../runtime/controller.ts";
+import { type Controller, done, type ReconcileContext, type ReconcileResult } from "../runtime/controller.ts";
 import type { Informer } from "../runtime/informer.ts";
 import { objectKey, parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
@@ -326,6 +320,26 @@ export function executionController(
 
   /** Applies in flight per member cluster. */
   const inflight = new Map<string, number>();
+  /**
+   * Works that found their member's slots taken, by cluster, queued again one by one as slots
+   * free up. (A retry on a timer instead had every such Work come round ten times a second:
+   * after a restart, with thousands of Works per member queued at once, thirty reconciles a Work
+   * for nothing.) A Work waits here only while its member has applies in flight, and each of
+   * them hands one waiting Work back to the queue when it ends.
+   */
+  const waiting = new Map<string, Set<string>>();
+  let enqueue: (key: string) => void = () => {};
+  function release(clusterName: string): void {
+    const left = (inflight.get(clusterName) ?? 1) - 1;
+    if (left > 0) inflight.set(clusterName, left);
+    else inflight.delete(clusterName);
+    const keys = waiting.get(clusterName);
+    const next = keys?.values().next().value;
+    if (next === undefined) return;
+    keys!.delete(next);
+    if (keys!.size === 0) waiting.delete(clusterName);
+    enqueue(next);
+  }
 
   async function reconcile(rctx: ReconcileContext, key: string): Promise<ReconcileResult> {
     const { namespace: ns, name } = parseObjectKey(key);
@@ -369,14 +383,16 @@ export function executionController(
     // A member that answers slowly (or not at all, until the request timeout) may hold only
     // part of the workers: the other members' Works keep flowing.
     const busy = inflight.get(clusterName) ?? 0;
-    if (busy >= PER_CLUSTER_WORKERS) return requeueAfter(100);
+    if (busy >= PER_CLUSTER_WORKERS) {
+      const keys = waiting.get(clusterName) ?? new Set<string>();
+      waiting.set(clusterName, keys.add(key));
+      return done;
+    }
     inflight.set(clusterName, busy + 1);
     try {
       return await dispatch(work, cluster, dispatching);
     } finally {
-      const left = (inflight.get(clusterName) ?? 1) - 1;
-      if (left > 0) inflight.set(clusterName, left);
-      else inflight.delete(clusterName);
+      release(clusterName);
     }
   }
 
@@ -433,13 +449,14 @@ export function executionController(
     for: works,
     // Drift: a member copy deleted, or edited beyond its status, is put back (upstream's
     // execution controller does the same from its member informers).
-    start(enqueue, _coalesced, _queued, retryFailing) {
+    start(add, _coalesced, _queued, retryFailing) {
+      enqueue = add;
       const fromWatches = ctx.memberWatches.subscribe((workKey, change) => {
         if (
           change.type === "delete" ||
           (change.type === "update" && change.old && editedBeyondStatus(change.old, change.obj))
         )
-          enqueue(workKey);
+          add(workKey);
       });
       // A member that restarted quicker than the cluster status notices stays Ready, so no
       // cluster event brings its Works back: those that failed to reach it retry once it answers.
