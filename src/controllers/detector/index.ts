@@ -85,6 +85,12 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
    * Consumed by the event; bounded for events that never come (a relist).
    */
   const claimedAt = new Map<string, string>();
+  /**
+   * Claim writes under way, with the template's update events that came meanwhile (the event
+   * of the write itself may come before the write's answer): decided once the answer says
+   * which resourceVersion was ours; the others are looked at again.
+   */
+  const claiming = new Map<string, Array<{ rv: string | undefined; add: () => void }>>();
   const watches = detectorWatches({
     ctx,
     interpreter,
@@ -94,7 +100,12 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
       if (!byKarmada) userChanges.add(key);
       enqueue(key);
     },
-    ownWrite: (key, rv) => {
+    ownWrite: (key, rv, add) => {
+      const waiting = claiming.get(key);
+      if (waiting) {
+        waiting.push({ rv, add });
+        return true;
+      }
       const at = claimedAt.get(key);
       if (at === undefined) return false;
       claimedAt.delete(key);
@@ -115,16 +126,25 @@ export function detectorController(ctx: ControllerContext, interpreter: Interpre
     // Retried with backoff, and at once when an override policy appears.
     if (missing.length > 0) throw new Error(`waiting for dependent overrides: ${missing.join(", ")}`);
     const claim = claimOf(winner);
-    const current = await claimTemplate(ctx.client, k, template, claim);
-    if (!current) return;
-    if (current !== template && current.metadata.resourceVersion) {
-      // Said before the binding is written: the event may come while that write is under way.
-      // Should the binding fail, the error requeues the template anyway.
-      const key = templateKey(k.apiVersion, k.kind, current.metadata.namespace, current.metadata.name);
-      claimedAt.delete(key);
-      claimedAt.set(key, current.metadata.resourceVersion);
-      if (claimedAt.size > CLAIMS_REMEMBERED) claimedAt.delete(claimedAt.keys().next().value!);
+    const key = templateKey(k.apiVersion, k.kind, template.metadata.namespace, template.metadata.name);
+    const waiting: Array<{ rv: string | undefined; add: () => void }> = [];
+    claiming.set(key, waiting);
+    let current: StoredObject | undefined;
+    try {
+      current = await claimTemplate(ctx.client, k, template, claim);
+    } finally {
+      claiming.delete(key);
+      const ours = current !== template ? current?.metadata.resourceVersion : undefined;
+      for (const e of waiting) if (e.rv === undefined || e.rv !== ours) e.add();
+      if (ours && !waiting.some((e) => e.rv === ours)) {
+        // Said before the binding is written: the event may come while that write is under way.
+        // Should the binding fail, the error requeues the template anyway.
+        claimedAt.delete(key);
+        claimedAt.set(key, ours);
+        if (claimedAt.size > CLAIMS_REMEMBERED) claimedAt.delete(claimedAt.keys().next().value!);
+      }
     }
+    if (!current) return;
     // Lazy activation: a policy change (or Karmada's own write) waits for the template's next change.
     if (byKarmada && lazy(winner.policy)) return;
     await ensureBinding(bindingDeps, k.kind, current, winner.policy, claim);

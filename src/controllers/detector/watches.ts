@@ -56,9 +56,11 @@ export interface WatchDeps {
   enqueueTemplate(key: string, byKarmada: boolean): void;
   /**
    * Whether the template at this resourceVersion is what the detector itself wrote (its claim)
-   * and went on from: its update event then brings nothing to look at again.
+   * and went on from: its update event then brings nothing to look at again. True also while
+   * a claim write is under way: the detector then calls `add` itself should the event turn out
+   * not to be that write's.
    */
-  ownWrite?(key: string, resourceVersion: string | undefined): boolean;
+  ownWrite?(key: string, resourceVersion: string | undefined, add: () => void): boolean;
 }
 
 export interface DetectorWatches {
@@ -108,8 +110,9 @@ export function detectorWatches(deps: WatchDeps): DetectorWatches {
             onUpdate: (old, obj) => {
               if (!specChanged(old, obj)) return;
               const key = templateKey(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-              if (deps.ownWrite?.(key, obj.metadata.resourceVersion)) return;
-              add(obj, changedByKarmada(old, obj));
+              const enqueueIt = () => add(obj, changedByKarmada(old, obj));
+              if (deps.ownWrite?.(key, obj.metadata.resourceVersion, enqueueIt)) return;
+              enqueueIt();
             },
             onDelete: (o) => add(o, false),
           });
