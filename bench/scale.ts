@@ -17,7 +17,7 @@
  * Goals: ratio ≤ 1.5, control-plane CPU ≤ 3 s per 1,000 member objects.
  */
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,6 +44,8 @@ export interface ScaleConfig {
   scaleStatusWindowSeconds?: number;
   /** The members' own status writes per second, each rate held for 30 s after the run (default 20 and 100). */
   scaleChurnRates?: number[];
+  /** "one": `karmada up` (one process, SQLite); "ha": `karmada up --ha` (3 etcd, 3 nodes of API server, controller manager and scheduler). */
+  scaleTopology?: "one" | "ha";
   concurrency: number;
 }
 
@@ -129,33 +131,95 @@ export class LineChild {
   }
 }
 
-/** `karmada up --members 0` until it says it runs; its kubeconfig and pid. */
-async function startControlPlane(dataDir: string): Promise<{ proc: LineChild; kubeconfig: string }> {
+interface ControlPlane {
+  proc: LineChild;
+  kubeconfig: string;
+  /** Its processes by component (one topology: the one `karmada up`). */
+  components: Map<string, number[]>;
+}
+
+/**
+ * `karmada up --members 0` (with `ha`: `--ha`) until it says it runs; its kubeconfig and its
+ * processes, from the node lines `up --ha` prints and, for etcd, from /proc.
+ */
+async function startControlPlane(dataDir: string, ha: boolean): Promise<ControlPlane> {
   // BENCH_SCALE_CPU_PROF=<dir>: the control plane writes a V8 CPU profile there when it stops.
   const profDir = process.env.BENCH_SCALE_CPU_PROF;
-  const profile = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
-  const child = spawn(
-    process.execPath,
-    [...profile, KARMADA_BIN, "up", "--members", "0", "--data-dir", dataDir, "--port", "0", "--no-dashboard"],
-    { stdio: ["pipe", "pipe", "pipe"] },
-  );
+  const profile = profDir && !ha ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
+  const args = ["up", "--members", "0", "--data-dir", dataDir, "--port", "0", "--no-dashboard"];
+  const child = spawn(process.execPath, [...profile, KARMADA_BIN, ...args, ...(ha ? ["--ha"] : [])], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const proc = new LineChild(child);
+  const components = new Map<string, number[]>([
+    [ha ? "karmada up (load balancer)" : "karmada up", [child.pid!]],
+  ]);
+  const add = (name: string, pid: number) => components.set(name, [...(components.get(name) ?? []), pid]);
+  let running = false;
   for (;;) {
-    const line = await proc.next(180_000, "karmada up");
-    if (line.includes("Local Karmada is running.")) break;
+    const line = await proc.next(300_000, "karmada up");
+    if (line.includes("Local Karmada is running.")) {
+      running = true;
+      if (!ha) break;
+    }
+    const pids = /pids apiserver (\d+), controller-manager (\d+), scheduler (\d+)/.exec(line);
+    if (pids) {
+      add("apiserver", Number(pids[1]));
+      add("controller-manager", Number(pids[2]));
+      add("scheduler", Number(pids[3]));
+    }
+    if (running && line.startsWith("etcd members:")) break;
   }
-  return { proc, kubeconfig: join(dataDir, "karmada.config") };
+  if (ha) for (const pid of childrenNamed(child.pid!, "etcd")) add("etcd", pid);
+  return { proc, kubeconfig: join(dataDir, "karmada.config"), components };
+}
+
+/** The pids of `parent`'s children whose command is `comm` (Linux /proc). */
+function childrenNamed(parent: number, comm: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === parent && name === comm) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The summed usage of processes (peak RSS: the sum of each one's peak). */
+function usageOf(pids: number[]): { cpuSeconds: number; rssBytes: number; peakRssBytes: number } {
+  const all = pids.map(procUsage);
+  const sum = (f: (u: (typeof all)[number]) => number) => all.reduce((a, u) => a + f(u), 0);
+  return {
+    cpuSeconds: sum((u) => u.cpuSeconds),
+    rssBytes: sum((u) => u.rssBytes),
+    peakRssBytes: sum((u) => u.peakRssBytes),
+  };
 }
 
 /** The control plane's writes to its store (`etcd_requests_total`) by "operation resource", read through kubectl. */
-export async function writeCounts(kubeconfig: string): Promise<Map<string, number>> {
-  const { stdout } = await execFileP("kubectl", ["--kubeconfig", kubeconfig, "get", "--raw", "/metrics"], {
-    maxBuffer: 64 * 2 ** 20,
-  });
+export async function writeCounts(kubeconfig: string, contexts: string[] = []): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const line of stdout.split("\n")) {
-    const m = /^etcd_requests_total\{operation="(\w+)",type="([^"]+)"\} (\d+)/.exec(line);
-    if (m) counts.set(`${m[1]} ${m[2]}`, Number(m[3]));
+  // Each API server counts its own writes: with several, every one is asked (by its context).
+  for (const context of contexts.length > 0 ? contexts : [undefined]) {
+    const args = [
+      "--kubeconfig",
+      kubeconfig,
+      ...(context ? ["--context", context] : []),
+      "get",
+      "--raw",
+      "/metrics",
+    ];
+    const { stdout } = await execFileP("kubectl", args, { maxBuffer: 64 * 2 ** 20 });
+    for (const line of stdout.split("\n")) {
+      const m = /^etcd_requests_total\{operation="(\w+)",type="([^"]+)"\} (\d+)/.exec(line);
+      if (m) counts.set(`${m[1]} ${m[2]}`, (counts.get(`${m[1]} ${m[2]}`) ?? 0) + Number(m[3]));
+    }
   }
   return counts;
 }
@@ -295,9 +359,14 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
   const clients: Array<{ close(): void }> = [];
   try {
     const started = performance.now();
-    const cpStarted = await startControlPlane(join(dir, "data"));
+    const ha = cfg.scaleTopology === "ha";
+    const backend = ha ? "etcd, HA" : "sqlite";
+    const cpStarted = await startControlPlane(join(dir, "data"), ha);
     cpProc = cpStarted.proc;
-    const cpPid = cpProc.child.pid!;
+    const cpPids = [...cpStarted.components.values()].flat();
+    const cpUsage = () => usageOf(cpPids);
+    const byComponent = () =>
+      new Map([...cpStarted.components].map(([name, pids]) => [name, usageOf(pids).cpuSeconds]));
     const tsx = `--import=${import.meta.resolve("tsx")}`;
     sinks = new LineChild(
       spawn(process.execPath, [tsx, SINK_CHILD, String(cfg.scaleClusters), cpStarted.kubeconfig, dir], {
@@ -374,8 +443,12 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
         ],
       },
     });
-    const writesBefore = await writeCounts(cpStarted.kubeconfig);
-    const before = procUsage(cpPid);
+    const apiContexts = ha
+      ? (cpStarted.components.get("apiserver") ?? []).map((_, i) => `karmada-apiserver-${i + 1}`)
+      : [];
+    const writesBefore = await writeCounts(cpStarted.kubeconfig, apiContexts);
+    const before = cpUsage();
+    const componentsBefore = byComponent();
     const throughStart = performance.now();
     await pool(n, cfg.concurrency, async (i) => {
       const t = p.templates[i]!;
@@ -386,16 +459,17 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const copies = performance.now() - throughStart;
     await aggregated(cp, "scale", n, timeoutMs);
     const through = performance.now() - throughStart;
-    const after = procUsage(cpPid);
-    const writesAfter = await writeCounts(cpStarted.kubeconfig);
+    const after = cpUsage();
+    const componentsAfter = byComponent();
+    const writesAfter = await writeCounts(cpStarted.kubeconfig, apiContexts);
     const sinkUsage = await sinks.ask<SinkUsage>({ op: "usage" }, 30_000, "sink usage");
-    const quietFrom = procUsage(cpPid).cpuSeconds;
+    const quietFrom = cpUsage().cpuSeconds;
     const statusCalls = await quietRequests(sinks, cfg.scaleStatusWindowSeconds ?? 60);
-    const quietCpu = procUsage(cpPid).cpuSeconds - quietFrom;
+    const quietCpu = cpUsage().cpuSeconds - quietFrom;
     // The members' write rate: status changes the control plane reflects into Works, bindings and templates.
     const churns: Array<{ rate: number; written: number; cpu: number; seconds: number }> = [];
     for (const rate of cfg.scaleChurnRates ?? [20, 100]) {
-      const u0 = procUsage(cpPid);
+      const u0 = cpUsage();
       const t0 = performance.now();
       const r = await sinks.ask<{ written: number; failed: number }>(
         { op: "churn", namespace: "scale", perSecond: rate, seconds: CHURN_SECONDS },
@@ -407,7 +481,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
       churns.push({
         rate,
         written: r.written,
-        cpu: procUsage(cpPid).cpuSeconds - u0.cpuSeconds,
+        cpu: cpUsage().cpuSeconds - u0.cpuSeconds,
         seconds: (performance.now() - t0) / 1000,
       });
     }
@@ -418,28 +492,28 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const label = `${fmt(n)} Deployments → ${ready.names.length} clusters (${fmt(memberObjects)} member objects)`;
     row(
       SECTION,
-      "sqlite",
+      backend,
       `${label}: copies and aggregated status`,
       `${fmt(through)} ms`,
       `copies after ${fmt(copies)} ms; templates created in ${fmt(creates)} ms; ${fmt(memberObjects / (through / 1000))} member objects/s`,
     );
     row(
       SECTION,
-      "sqlite",
+      backend,
       "straight to the members, until they report",
       `${fmt(direct)} ms`,
       `the creates alone ${fmt(directCreates)} ms`,
     );
     row(
       SECTION,
-      "sqlite",
+      backend,
       "ratio to the same end state written directly",
       `${fmt(ratio, 2)}×`,
       ratio <= SCALE_RATIO_GOAL ? `goal ≤ ${SCALE_RATIO_GOAL} met` : `goal ≤ ${SCALE_RATIO_GOAL} NOT met`,
     );
     row(
       SECTION,
-      "sqlite",
+      backend,
       "control-plane CPU per 1,000 member objects",
       `${fmt(perK, 2)} s`,
       `${fmt(cpu, 1)} CPU-s in all; ${perK <= SCALE_CPU_GOAL ? `goal ≤ ${SCALE_CPU_GOAL} s met` : `goal ≤ ${SCALE_CPU_GOAL} s NOT met`}`,
@@ -451,23 +525,40 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     const allWrites = apiWrites.reduce((a, [, v]) => a + v, 0);
     row(
       SECTION,
-      "sqlite",
+      backend,
       "control-plane store writes per template",
       fmt(allWrites / n, 2),
       apiWrites.map(([k, v]) => `${k} ${fmt(v / n, 2)}`).join(", "),
     );
     row(
       SECTION,
-      "sqlite",
+      backend,
       "control-plane peak RSS",
       `${fmt(after.peakRssBytes / 2 ** 20)} MiB`,
-      `grew ${fmt((after.peakRssBytes - before.rssBytes) / (memberObjects / 1000) / 2 ** 20, 1)} MiB per 1,000 member objects from ${fmt(before.rssBytes / 2 ** 20)} MiB before the run (API server, controllers, scheduler: one process)`,
+      `grew ${fmt((after.peakRssBytes - before.rssBytes) / (memberObjects / 1000) / 2 ** 20, 1)} MiB per 1,000 member objects from ${fmt(before.rssBytes / 2 ** 20)} MiB before the run (${ha ? "every process of the control plane, each one's peak summed" : "API server, controllers, scheduler: one process"})`,
     );
+    if (ha) {
+      const spent = [...componentsAfter]
+        .map(([name, v]) => [name, v - (componentsBefore.get(name) ?? 0)] as const)
+        .sort((a, b) => b[1] - a[1]);
+      row(
+        SECTION,
+        backend,
+        "CPU by component during the run",
+        `${fmt(cpu, 1)} CPU-s`,
+        spent
+          .map(
+            ([name, v]) =>
+              `${name} ×${cpStarted.components.get(name)!.length} ${fmt(v, 1)} s (${fmt((v / cpu) * 100)}%)`,
+          )
+          .join(", "),
+      );
+    }
     if (statusCalls) {
       const perMember = statusCalls.total / ready.names.length / (statusCalls.seconds / 60);
       row(
         SECTION,
-        "sqlite",
+        backend,
         `cluster status, ${ready.names.length} clusters at rest: API calls per minute per member`,
         fmt(perMember, 1),
         `over ${fmt(statusCalls.seconds)} s after the run, the control plane at ${fmt((quietCpu / statusCalls.seconds) * 100, 1)}% of a core: ${statusCalls.kinds.map(([k, v]) => `${k} ${fmt(v / ready.names.length / (statusCalls.seconds / 60), 1)}`).join(", ")} (watches count when they end)`,
@@ -476,7 +567,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     for (const c of churns) {
       row(
         SECTION,
-        "sqlite",
+        backend,
         `members' status changes at ${fmt(c.rate)}/s: control-plane CPU per change`,
         `${fmt((c.cpu / Math.max(1, c.written)) * 1000, 2)} ms`,
         `${fmt(c.written)} changes in ${CHURN_SECONDS} s; the control plane used ${fmt((c.cpu / c.seconds) * 100)}% of a core (reflected into Works, bindings and templates)`,
@@ -484,14 +575,20 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     }
     row(
       SECTION,
-      "sqlite",
+      backend,
       `the ${ready.names.length} sinks (one process, both runs)`,
       `${fmt(sinkUsage.cpuSeconds, 1)} CPU-s`,
       `peak RSS ${fmt(sinkUsage.peakRssBytes / 2 ** 20)} MiB`,
     );
     return 0;
   } catch (err) {
-    row(SECTION, "sqlite", "failed", "-", (err as Error).message.split("\n")[0]!);
+    row(
+      SECTION,
+      cfg.scaleTopology === "ha" ? "etcd, HA" : "sqlite",
+      "failed",
+      "-",
+      (err as Error).message.split("\n")[0]!,
+    );
     return 1;
   } finally {
     for (const c of clients) c.close();
