@@ -16,13 +16,8 @@ import type { Logger } from "../log.ts";
 import { deepEqual } from "../machinery/equality.ts";
 import { cloneJson } from "../machinery/merge-patch.ts";
 import { commit } from "../runtime/commit.ts";
-import {
-  type Controller,
-  done,
-  type ReconcileContext,
-  type ReconcileResult,
-  requeueAfter,
-} from "../runtime/controller.ts";
+import { type Controller, done, type ReconcileContext, type ReconcileResult } from "../runtime/controller.ts";
+import type { Informer } from "../runtime/informer.ts";
 import { objectKey, parseObjectKey } from "../runtime/keys.ts";
 import type { ControllerContext } from "./context.ts";
 import { isClusterReady, manifestsOf, servesCluster } from "./execution.ts";
@@ -31,6 +26,9 @@ export const WORK_STATUS_CONTROLLER = "work-status-controller";
 
 /** How long status changes of one object are gathered before they are written (member object → Work, Works → binding). */
 export const STATUS_COALESCE_MS = 100;
+
+/** How long a Work waits for a member watch to list before it is looked at again anyway. */
+const MEMBER_SYNC_RECHECK_MS = 10_000;
 
 /** `manifestStatuses[].identifier` of a manifest, as upstream builds it. */
 export function identifierOf(
@@ -63,8 +61,35 @@ export function workStatusController(
     agent.pullCluster ? { namespace: executionSpace(agent.pullCluster) } : {},
   );
   const clusters = ctx.informers.informer(RESOURCES.clusters);
-  let _enqueue: (key: string) => void = () => {};
+  let enqueue: (key: string) => void = () => {};
   let unsubscribe: () => void = () => {};
+  /**
+   * Works that found a member watch still listing, by watch: queued again once it has listed
+   * (or after MEMBER_SYNC_RECHECK_MS, should it never list: a member that does not answer, a
+   * watch replaced meanwhile). A retry on a short timer instead had every Work of a listing
+   * member come round five times a second: after a restart with 75,000 Works, millions of
+   * reconciles while the members' lists were still arriving.
+   */
+  const awaitingSync = new Map<Informer, Set<string>>();
+  function afterSync(informer: Informer, key: string): void {
+    let keys = awaitingSync.get(informer);
+    if (!keys) {
+      const waiting = new Set<string>();
+      keys = waiting;
+      awaitingSync.set(informer, waiting);
+      let timer: NodeJS.Timeout | undefined;
+      const recheck = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, MEMBER_SYNC_RECHECK_MS);
+        timer.unref();
+      });
+      void Promise.race([informer.waitForSync(), recheck]).then(() => {
+        clearTimeout(timer);
+        awaitingSync.delete(informer);
+        for (const k of waiting) enqueue(k);
+      });
+    }
+    keys.add(key);
+  }
 
   async function statusOf(
     log: Logger,
@@ -112,6 +137,7 @@ export function workStatusController(
       const watch = await ctx.memberWatches.watch(cluster, m);
       if (!watch.informer.hasSynced()) {
         waiting = true;
+        afterSync(watch.informer, key);
         continue;
       }
       const observed = watch.informer.get(
@@ -124,7 +150,7 @@ export function workStatusController(
         ...(await statusOf(rctx.log, observed)),
       });
     }
-    if (waiting) return requeueAfter(200);
+    if (waiting) return done;
     const status = isObject(work.status) ? work.status : {};
     if (deepEqual(status.manifestStatuses ?? [], manifestStatuses)) return done;
     const next = cloneJson(work);
@@ -141,7 +167,7 @@ export function workStatusController(
     for: works,
     workers: 8,
     start(add, addCoalesced) {
-      _enqueue = add;
+      enqueue = add;
       // A member object moves through several states quickly (a rollout): one Work write per burst.
       unsubscribe = ctx.memberWatches.subscribe((workKey) => addCoalesced(workKey, STATUS_COALESCE_MS));
       clusters.addHandler({ onDelete: (c) => ctx.memberWatches.stopCluster(c.metadata.name) });
