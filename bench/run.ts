@@ -35,6 +35,7 @@ import {
 } from "./load.ts";
 import type { MemoryResult } from "./memory-child.ts";
 import { type PropagationConfig, propagationBench } from "./propagation.ts";
+import { type RestartConfig, restartBench } from "./restart.ts";
 import { type ScaleConfig, scaleBench } from "./scale.ts";
 import {
   benchScheduler,
@@ -53,7 +54,8 @@ export interface BenchConfig
     FailoverConfig,
     Omit<SecurityConfig, "apiCreates" | "concurrency">,
     Omit<SearchConfig, "watchers">,
-    Omit<ScaleConfig, "concurrency"> {
+    Omit<ScaleConfig, "concurrency">,
+    Omit<RestartConfig, "concurrency"> {
   backends: string[];
   storeInserts: number;
   apiCreates: number;
@@ -68,7 +70,7 @@ export interface BenchConfig
   works: number;
   /** Fleet sizes the scheduler core is measured against (BENCH_SCHEDULER_CLUSTERS). */
   schedulerClusters: number[];
-  /** Only these sections (BENCH_ONLY; default all): api fleet propagation scale failover security search ha dashboard works scheduler interpreter. */
+  /** Only these sections (BENCH_ONLY; default all): api fleet propagation scale restart failover security search ha dashboard works scheduler interpreter. */
   only?: string[];
 }
 
@@ -578,6 +580,7 @@ export async function runBench(cfg: BenchConfig): Promise<number> {
     if (want("fleet")) failures += await fleetBench({ ...cfg, concurrency: cfg.concurrency }, row);
     if (want("propagation")) failures += await propagationBench(cfg, row);
     if (want("scale")) failures += await scaleBench(cfg, row);
+    if (want("restart")) failures += await restartBench(cfg, row);
     if (want("failover")) failures += await failoverBench(cfg, row);
     if (want("security")) failures += await securityBench(cfg, row);
     if (want("search")) failures += await searchBench(cfg, row);
