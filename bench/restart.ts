@@ -103,7 +103,43 @@ const sum = (s: Scrape, metric: string, labels?: Record<string, string>): number
 const addsByQueue = (s: Scrape): Map<string, number> =>
   new Map(s.find("workqueue_adds_total").map((x) => [x.labels.name ?? "", x.value]));
 
+/** `rest_client_requests_total` to `host`, by method. */
+function requestsByMethod(s: Scrape, host: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of s.find("rest_client_requests_total", { host })) {
+    const method = r.labels.method ?? "";
+    out.set(method, (out.get(method) ?? 0) + r.value);
+  }
+  return out;
+}
+
+/** Every queue empty and nothing in progress, after each queue in `expected` took in at least that many keys. */
+function drained(s: Scrape, expected: Record<string, number>): boolean {
+  const adds = addsByQueue(s);
+  return (
+    Object.entries(expected).every(([q, n]) => (adds.get(q) ?? 0) >= n) &&
+    sum(s, "workqueue_depth") === 0 &&
+    sum(s, "workqueue_unfinished_work_seconds") === 0
+  );
+}
+
+/** The metrics, or why they could not be read (a busy process may drop the connection). */
+async function scrape(url: string, admin: { certPem: string; keyPem: string }): Promise<Scrape | string> {
+  const res = await httpsGet(url, { cert: admin }).catch((err: Error) => ({ status: 0, body: err.message }));
+  return res.status === 200
+    ? parseExposition(res.body)
+    : `scraping ${url}: ${res.status} ${res.body.slice(0, 200)}`;
+}
+
+async function answersReady(probes: string): Promise<boolean> {
+  const r = await fetch(probes.replace("/healthz", "/readyz")).catch(() => undefined);
+  await r?.text();
+  return r?.ok === true;
+}
+
 interface DrainResult {
+  /** Requests the controller manager sent the API server by method (`rest_client_requests_total`). */
+  requests: Map<string, number>;
   leadingMs: number;
   readyMs: number;
   drainedMs: number;
@@ -118,67 +154,54 @@ interface DrainResult {
  */
 async function waitDrained(
   cm: Started,
+  apiserverHost: string,
   admin: { certPem: string; keyPem: string },
   expected: Record<string, number>,
   t0: number,
   timeoutMs: number,
 ): Promise<DrainResult> {
-  const pid = cm.proc.child.pid!;
   let leadingMs: number | undefined;
   let readyMs: number | undefined;
   let quietSince: number | undefined;
   let cpuAtQuiet = 0;
-  let last: Scrape | undefined;
-  let lastError = "";
-  const deadline = t0 + timeoutMs;
+  let last: Scrape | string = "no scrape yet";
   for (; ; await new Promise((r) => setTimeout(r, SCRAPE_EVERY_MS))) {
-    if (performance.now() > deadline) {
-      const waiting = (last?.find("workqueue_depth") ?? []).filter((x) => x.value > 0);
-      const adds = [...addsByQueue(last ?? parseExposition("")).entries()];
+    if (performance.now() > t0 + timeoutMs) {
+      const waiting =
+        typeof last === "string"
+          ? last
+          : last
+              .find("workqueue_depth")
+              .filter((x) => x.value > 0)
+              .map((d) => `${d.labels.name} ${d.value}`)
+              .join(", ");
       throw new Error(
-        `the controller manager did not drain within ${timeoutMs / 1000} s (${lastError ? `${lastError}; ` : ""}` +
-          `leading ${leadingMs !== undefined}, ready ${readyMs !== undefined}; ` +
-          `waiting: ${waiting.map((d) => `${d.labels.name} ${d.value}`).join(", ") || "none"}; ` +
-          `adds ${adds.map(([k, v]) => `${k} ${v}`).join(", ")})`,
+        `the controller manager did not drain within ${timeoutMs / 1000} s (leading ${leadingMs !== undefined}, ready ${readyMs !== undefined}; waiting: ${waiting || "none"})`,
       );
     }
-    // A scrape that fails (a busy process dropping the connection) is tried again next round.
-    const res = await httpsGet(cm.metrics!, { cert: admin }).catch((err: Error) => ({
-      status: 0,
-      body: err.message,
-    }));
-    if (res.status !== 200) {
-      lastError = `scraping ${cm.metrics}: ${res.status} ${res.body.slice(0, 200)}`;
-      quietSince = undefined;
-      continue;
-    }
-    const s = parseExposition(res.body);
+    const s = await scrape(cm.metrics!, admin);
     last = s;
     const at = performance.now();
-    if (leadingMs === undefined && sum(s, "leader_election_master_status", { name: CM_LEASE }) === 1)
-      leadingMs = at - t0;
-    if (readyMs === undefined && leadingMs !== undefined) {
-      const r = await fetch(cm.probes!.replace("/healthz", "/readyz")).catch(() => undefined);
-      await r?.text();
-      if (r?.ok) readyMs = performance.now() - t0;
-    }
-    const adds = addsByQueue(s);
-    const primed = Object.entries(expected).every(([q, n]) => (adds.get(q) ?? 0) >= n);
-    const idle =
-      sum(s, "workqueue_depth") === 0 && sum(s, "workqueue_unfinished_work_seconds") === 0 && primed;
-    if (readyMs === undefined || !idle) {
+    if (typeof s === "string") {
       quietSince = undefined;
       continue;
     }
-    if (quietSince === undefined) {
+    if (leadingMs === undefined && sum(s, "leader_election_master_status", { name: CM_LEASE }) === 1)
+      leadingMs = at - t0;
+    if (readyMs === undefined && leadingMs !== undefined && (await answersReady(cm.probes!)))
+      readyMs = performance.now() - t0;
+    if (readyMs === undefined || !drained(s, expected)) {
+      quietSince = undefined;
+    } else if (quietSince === undefined) {
       quietSince = at;
-      cpuAtQuiet = procUsage(pid).cpuSeconds;
+      cpuAtQuiet = procUsage(cm.proc.child.pid!).cpuSeconds;
     } else if (at - quietSince >= QUIET_MS) {
       return {
+        requests: requestsByMethod(s, apiserverHost),
         leadingMs: leadingMs!,
         readyMs,
         drainedMs: quietSince - t0,
-        adds,
+        adds: addsByQueue(s),
         retries: sum(s, "workqueue_retries_total"),
         cpuSeconds: cpuAtQuiet,
       };
@@ -215,6 +238,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
       /listening on (https:\/\/\S+)/,
     );
     procs.push(apiserver.proc);
+    const apiserverHost = new URL(apiserver.url).host;
     const connection = (certPem: string, keyPem: string): ClusterConnection => ({
       server: apiserver.url,
       caData: pki.ca.certPem,
@@ -337,7 +361,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
       "work-status-controller": memberObjects,
     };
     // The first controller manager done too (nothing queued), so that its tail is not counted.
-    await waitDrained(cm, pki.admin, expected, performance.now(), drainTimeoutMs);
+    await waitDrained(cm, apiserverHost, pki.admin, expected, performance.now(), drainTimeoutMs);
     const writesBefore = await writeCounts(adminConfig);
     const stopMs = await stopTimed(cm.proc);
 
@@ -346,7 +370,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
     cm = await startControllerManager(prof);
     procs.push(cm.proc);
     const startedMs = performance.now() - t0;
-    const drained = await waitDrained(cm, pki.admin, expected, t0, drainTimeoutMs);
+    const drained = await waitDrained(cm, apiserverHost, pki.admin, expected, t0, drainTimeoutMs);
     // Events are written in batches up to EVENT_REPEAT_FLUSH_MS after they are recorded, and
     // coalesced status keys wait on timers the queue depth does not show: a while longer, so
     // that such writes are counted too.
@@ -370,7 +394,9 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
       `${fmt(drainS, 1)} s`,
       `goal ≤ ${RESTART_DRAIN_GOAL_SECONDS} s ${drainS <= RESTART_DRAIN_GOAL_SECONDS ? "met" : "NOT met"}; ` +
         `process up ${fmt(startedMs / 1000, 1)} s, Lease held ${fmt(drained.leadingMs / 1000, 1)} s, ready (caches synced) ${fmt(drained.readyMs / 1000, 1)} s; ` +
-        `adds ${adds}; retries ${fmt(drained.retries)}; ${ready.names.length} clusters, ${fmt(memberObjects)} Works; ` +
+        `adds ${adds}; retries ${fmt(drained.retries)}; ` +
+        `requests to the API server ${[...drained.requests].map(([m, v]) => `${m} ${fmt(v)}`).join(", ")}; ` +
+        `${ready.names.length} clusters, ${fmt(memberObjects)} Works; ` +
         `the old one stopped in ${fmt(stopMs / 1000, 1)} s`,
     );
     row(
