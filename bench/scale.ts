@@ -30,6 +30,7 @@ import { httpClientFor, loadKubeconfig } from "../src/client/kubeconfig.ts";
 import { KARMADA } from "../src/karmada/resources.ts";
 import { isAlreadyExists } from "../src/machinery/errors.ts";
 import { Informer } from "../src/runtime/informer.ts";
+import { parseExposition } from "../test/support/prometheus.ts";
 import { pool } from "./load.ts";
 import { deployment } from "./propagation.ts";
 import type { SinkFleetReady, SinkUsage } from "./sink-fleet-child.ts";
@@ -216,9 +217,9 @@ export async function writeCounts(kubeconfig: string, contexts: string[] = []): 
       "/metrics",
     ];
     const { stdout } = await execFileP("kubectl", args, { maxBuffer: 64 * 2 ** 20 });
-    for (const line of stdout.split("\n")) {
-      const m = /^etcd_requests_total\{operation="(\w+)",type="([^"]+)"\} (\d+)/.exec(line);
-      if (m) counts.set(`${m[1]} ${m[2]}`, (counts.get(`${m[1]} ${m[2]}`) ?? 0) + Number(m[3]));
+    for (const { labels, value } of parseExposition(stdout).find("etcd_requests_total")) {
+      const key = `${labels.operation} ${labels.type}`;
+      counts.set(key, (counts.get(key) ?? 0) + value);
     }
   }
   return counts;

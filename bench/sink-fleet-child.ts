@@ -35,6 +35,7 @@ import { REPORTED_SECRETS, registerCluster } from "../src/cluster/register.ts";
 import { silentLogger } from "../src/log.ts";
 import { type ServedMemberCluster, serveMemberCluster } from "../src/member-sim/cluster.ts";
 import { createMetricsRegistry, exposition, type Registry } from "../src/metrics/registry.ts";
+import { parseExposition } from "../test/support/prometheus.ts";
 import { pool } from "./load.ts";
 
 export interface SinkFleetReady {
@@ -53,12 +54,10 @@ const reported = (d: StoredObject): boolean =>
 /** apiserver_request_total by "VERB resource[/subresource]", every code summed. */
 function requestCounts(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("apiserver_request_total{")) continue;
-    const label = (name: string) => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? "";
-    const sub = label("subresource");
-    const key = `${label("verb")} ${label("resource") || "(non-resource)"}${sub ? `/${sub}` : ""}`;
-    out[key] = (out[key] ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1));
+  for (const { labels, value } of parseExposition(text).find("apiserver_request_total")) {
+    const sub = labels.subresource ? `/${labels.subresource}` : "";
+    const key = `${labels.verb} ${labels.resource || "(non-resource)"}${sub}`;
+    out[key] = (out[key] ?? 0) + value;
   }
   return out;
 }
