@@ -327,17 +327,33 @@ export function executionController(
    * for nothing.) A Work waits here only while its member has applies in flight, and each of
    * them hands one waiting Work back to the queue when it ends.
    */
-  const waiting = new Map<string, Set<string>>();
+  const waiting = new Map<string, { keys: string[]; head: number; has: Set<string> }>();
   let enqueue: (key: string) => void = () => {};
+  function wait(clusterName: string, key: string): void {
+    let w = waiting.get(clusterName);
+    if (!w) {
+      w = { keys: [], head: 0, has: new Set() };
+      waiting.set(clusterName, w);
+    }
+    if (w.has.has(key)) return;
+    w.has.add(key);
+    w.keys.push(key);
+  }
   function release(clusterName: string): void {
     const left = (inflight.get(clusterName) ?? 1) - 1;
     if (left > 0) inflight.set(clusterName, left);
     else inflight.delete(clusterName);
-    const keys = waiting.get(clusterName);
-    const next = keys?.values().next().value;
-    if (next === undefined) return;
-    keys!.delete(next);
-    if (keys!.size === 0) waiting.delete(clusterName);
+    // First in, first out, by index: taking the first of a Set again and again walks the holes
+    // its deletions leave, and a member may have thousands waiting.
+    const w = waiting.get(clusterName);
+    if (!w) return;
+    const next = w.keys[w.head++]!;
+    w.has.delete(next);
+    if (w.head === w.keys.length) waiting.delete(clusterName);
+    else if (w.head >= 1024 && w.head * 2 >= w.keys.length) {
+      w.keys = w.keys.slice(w.head);
+      w.head = 0;
+    }
     enqueue(next);
   }
 
@@ -384,8 +400,7 @@ export function executionController(
     // part of the workers: the other members' Works keep flowing.
     const busy = inflight.get(clusterName) ?? 0;
     if (busy >= PER_CLUSTER_WORKERS) {
-      const keys = waiting.get(clusterName) ?? new Set<string>();
-      waiting.set(clusterName, keys.add(key));
+      wait(clusterName, key);
       return done;
     }
     inflight.set(clusterName, busy + 1);
