@@ -209,8 +209,11 @@ describe("cluster status controller over joined members", () => {
     env.history.mark("hang", "hang");
     await m.faults.set({ type: "unreachable", mode: "hang" });
     const down = await env.untilReady("hang", "False", "ClusterNotReachable");
-    const failing = env.history.probesBefore("hang", "hang", "False");
-    expect(failing.length).toBeGreaterThanOrEqual(2);
+    // Requests the member answered between the mark and the fault taking hold are not failures.
+    // One timed-out health probe can be enough: the failure threshold counts from the last
+    // success, which may be a threshold's time ago when the fault lands between two probes.
+    const failing = env.history.probesBefore("hang", "hang", "False").filter((p) => p.status !== 200);
+    expect(failing.length).toBeGreaterThanOrEqual(1);
     for (const p of failing) expect(p.error).toContain(`no response within ${PROBE_TIMEOUT_MS} ms`);
     expect(readyOf(down)?.message).toBe("cluster is not reachable");
     await m.faults.restore();
