@@ -37,7 +37,15 @@ import { writeApiserverPki } from "../test/support/pki-files.ts";
 import { parseExposition, type Scrape } from "../test/support/prometheus.ts";
 import { pool } from "./load.ts";
 import { deployment } from "./propagation.ts";
-import { aggregated, ensureNamespace, LineChild, plan, procUsage, writeCounts } from "./scale.ts";
+import {
+  aggregated,
+  ensureNamespace,
+  LineChild,
+  plan,
+  procUsage,
+  untilClustersReady,
+  writeCounts,
+} from "./scale.ts";
 import type { SinkFleetReady } from "./sink-fleet-child.ts";
 import { fmt, type Row } from "./table.ts";
 
@@ -285,18 +293,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
       maxConcurrent: cfg.concurrency,
     });
     clients.push(cp);
-    const readyDeadline = performance.now() + 300_000;
-    for (;;) {
-      const list = await cp.list(RESOURCES.clusters, undefined);
-      const readyCount = list.items.filter((c) =>
-        ((c.status as { conditions?: Array<{ type: string; status: string }> })?.conditions ?? []).some(
-          (x) => x.type === "Ready" && x.status === "True",
-        ),
-      ).length;
-      if (readyCount === ready.names.length) break;
-      if (performance.now() > readyDeadline) throw new Error(`only ${readyCount} clusters Ready after 300 s`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await untilClustersReady(cp, ready.names.length);
 
     // The templates, propagated by the first controller manager.
     const p = plan(NS, n, ready.names);

@@ -295,6 +295,22 @@ export async function ensureNamespace(c: Client, ns: string): Promise<void> {
   }
 }
 
+/** Resolves once `count` Clusters are Ready (throws after 300 s). */
+export async function untilClustersReady(cp: Client, count: number): Promise<void> {
+  const deadline = performance.now() + 300_000;
+  for (;;) {
+    const list = await cp.list(RESOURCES.clusters, undefined);
+    const readyCount = list.items.filter((c) =>
+      ((c.status as { conditions?: Array<{ type: string; status: string }> })?.conditions ?? []).some(
+        (x) => x.type === "Ready" && x.status === "True",
+      ),
+    ).length;
+    if (readyCount === count) return;
+    if (performance.now() > deadline) throw new Error(`only ${readyCount} clusters Ready after 300 s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 /** Resolves once every template in `ns` shows its aggregated status (observedGeneration caught up). */
 export async function aggregated(cp: Client, ns: string, n: number, timeoutMs: number): Promise<void> {
   const inf = new Informer(cp, RESOURCES.deployments, { namespace: ns });
@@ -380,18 +396,7 @@ export async function scaleBench(cfg: ScaleConfig, row: Row): Promise<number> {
     });
     clients.push(cp);
     // Every cluster Ready before anything is measured.
-    const readyDeadline = performance.now() + 300_000;
-    for (;;) {
-      const list = await cp.list(RESOURCES.clusters, undefined);
-      const readyCount = list.items.filter((c) =>
-        ((c.status as { conditions?: Array<{ type: string; status: string }> })?.conditions ?? []).some(
-          (x) => x.type === "Ready" && x.status === "True",
-        ),
-      ).length;
-      if (readyCount === ready.names.length) break;
-      if (performance.now() > readyDeadline) throw new Error(`only ${readyCount} clusters Ready after 300 s`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await untilClustersReady(cp, ready.names.length);
     process.stderr.write(
       `bench: scale: control plane and ${ready.names.length} sinks up in ${fmt((performance.now() - started) / 1000, 1)} s (sinks joined in ${fmt(ready.seconds, 1)} s)\n`,
     );
