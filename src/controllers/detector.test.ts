@@ -496,6 +496,37 @@ describe("resource detector: Lazy activation and policy deletion", () => {
       },
     ));
 
+  it("a binding follows its template's resourceVersion for an edit, not for status (a restart's relist)", () =>
+    withReconcileFixture(
+      (ctx) => detectorController(ctx, ctx.interpreter),
+      {},
+      async (f) => {
+        await createAll(f, [pp("nginx-pp", [byName("nginx")]), deployment()]);
+        await f.reconcile(NGINX_KEY);
+        const versionOf = (b: StoredObject) =>
+          (b.spec as { resource: { resourceVersion: string } }).resource.resourceVersion;
+        const written = (await bindingOf(f, NGINX_KEY))!;
+        expect(versionOf(written)).toBe((await templateOf(f, NGINX_KEY))!.metadata.resourceVersion);
+
+        // Status aggregated into the template: not queued, and when the template is looked at
+        // again for another reason (a controller manager's start lists it) the binding stays.
+        const latest = await f.client.get(RESOURCES.deployments, "default", "nginx");
+        await f.client.updateStatus(RESOURCES.deployments, { ...latest, status: { replicas: 2 } });
+        await f.reconcile(NGINX_KEY);
+        const kept = (await bindingOf(f, NGINX_KEY))!;
+        expect(kept.metadata.resourceVersion).toBe(written.metadata.resourceVersion);
+
+        // An edit of the template's own is followed, with the resourceVersion it made.
+        await f.client.patch(RESOURCES.deployments, "default", "nginx", "merge", {
+          metadata: { annotations: { note: "edited" } },
+        });
+        await f.reconcile(NGINX_KEY);
+        const followed = (await bindingOf(f, NGINX_KEY))!;
+        expect(versionOf(followed)).toBe((await templateOf(f, NGINX_KEY))!.metadata.resourceVersion);
+        expect(followed.metadata.generation).toBe((written.metadata.generation ?? 0) + 1);
+      },
+    ));
+
   it("a PP being deleted lets go of its bindings and templates, then drops its finalizer", () =>
     withReconcileFixture(
       (ctx) => detectorController(ctx, ctx.interpreter),

@@ -144,13 +144,18 @@ export interface BindingDeps {
   bindings: BindingInformers;
 }
 
-/** Creates or updates the binding of `template` (of `kind`), claimed for `policy`. */
+/**
+ * Creates or updates the binding of `template` (of `kind`), claimed for `policy`. Unless
+ * `followVersion`, a binding that differs only by the template's resourceVersion is left as it
+ * is: the caller knows nothing but the template's status can have moved since.
+ */
 export async function ensureBinding(
   deps: BindingDeps,
   kind: string,
   template: StoredObject,
   policy: Policy,
   claim: Claim,
+  followVersion = true,
 ): Promise<void> {
   const b = bindingOf(template, kind, deps.bindings);
   const replicas = await deps.interpreter.getReplicas(template);
@@ -168,7 +173,22 @@ export async function ensureBinding(
     );
   }
   const next = updatedBinding(existing, template, claim, desiredSpec);
-  if (next) await deps.client.update(b.ref, next);
+  if (!next) return;
+  if (!followVersion && !updatedBinding(existing, template, claim, withVersionOf(existing, desiredSpec)))
+    return;
+  await deps.client.update(b.ref, next);
+}
+
+/** `desiredSpec` with the resourceVersion `existing` records for the same template. */
+function withVersionOf(
+  existing: StoredObject,
+  desiredSpec: Record<string, unknown>,
+): Record<string, unknown> {
+  const had = (existing.spec as { resource?: { uid?: string; resourceVersion?: string } } | undefined)
+    ?.resource;
+  const resource = desiredSpec.resource as { uid?: string; resourceVersion?: string };
+  if (!had || had.uid !== resource.uid) return desiredSpec;
+  return { ...desiredSpec, resource: { ...resource, resourceVersion: had.resourceVersion } };
 }
 
 function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {

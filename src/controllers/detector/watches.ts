@@ -52,8 +52,12 @@ export interface WatchDeps {
   interpreter: Pick<Interpreter, "onChange">;
   informers: { pps: Informer; cpps: Informer; crds: Informer; ops: Informer; cops: Informer };
   enqueue(key: string): void;
-  /** `byKarmada`: not the template's own change (a policy's, or Karmada's write). */
-  enqueueTemplate(key: string, byKarmada: boolean): void;
+  /**
+   * `byKarmada`: not the template's own change (a policy's, or Karmada's write). `edited`: the
+   * template itself was added or changed (beyond status) since the informer's list, by anyone;
+   * a template queued only by that list, a policy or a customization was not.
+   */
+  enqueueTemplate(key: string, byKarmada: boolean, edited?: boolean): void;
   /**
    * Whether the template at this resourceVersion is what the detector itself wrote (its claim)
    * and went on from: its update event then brings nothing to look at again. True also while
@@ -95,26 +99,30 @@ export function detectorWatches(deps: WatchDeps): DetectorWatches {
           const informer = ctx.informers.informer(ref, { indexers: { [CLAIM_INDEX]: claimIndexValues } });
           const k: Kind = { apiVersion, kind, ref, informer };
           kinds.set(key, k);
-          const add = (o: StoredObject, byKarmada: boolean) => {
+          const add = (o: StoredObject, byKarmada: boolean, edited: boolean) => {
             if (!skipped(o.metadata.namespace))
               enqueueTemplate(
                 templateKey(apiVersion, kind, o.metadata.namespace, o.metadata.name),
                 byKarmada,
+                edited,
               );
           };
           // Templates listed when the kind starts being watched (a policy selected it) were
           // there before: that is the policy's change, not theirs. Later adds are new templates.
           let initial = true;
           informer.addHandler({
-            onAdd: (o) => add(o, initial || !informer.hasSynced()),
+            onAdd: (o) => {
+              const listed = initial || !informer.hasSynced();
+              add(o, listed, !listed);
+            },
             onUpdate: (old, obj) => {
               if (!specChanged(old, obj)) return;
               const key = templateKey(apiVersion, kind, obj.metadata.namespace, obj.metadata.name);
-              const enqueueIt = () => add(obj, changedByKarmada(old, obj));
+              const enqueueIt = () => add(obj, changedByKarmada(old, obj), true);
               if (deps.ownWrite?.(key, obj.metadata.resourceVersion, enqueueIt)) return;
               enqueueIt();
             },
-            onDelete: (o) => add(o, false),
+            onDelete: (o) => add(o, false, true),
           });
           initial = false;
           return k;
