@@ -70,7 +70,11 @@ export function startElectedControllerManager(
     start: () => {
       const members =
         opts.members?.() ??
-        memberConnections({ controlPlane: opts.client, ...(opts.metrics ? { metrics: opts.metrics } : {}) });
+        memberConnections({
+          controlPlane: opts.client,
+          watchSecrets: true,
+          ...(opts.metrics ? { metrics: opts.metrics } : {}),
+        });
       const running = startControllerManager({
         client: opts.client,
         members,
