@@ -217,6 +217,24 @@ async function waitDrained(
   }
 }
 
+/** What brought bindings to the scheduler's queue between two scrapes, and how many it scheduled. */
+function schedulerActivity(before: Scrape | string, after: Scrape | string): string {
+  if (typeof before === "string") return before;
+  if (typeof after === "string") return after;
+  const delta = (metric: string, label: string) => {
+    const was = new Map(before.find(metric).map((x) => [x.labels[label] ?? "", x.value]));
+    return after
+      .find(metric)
+      .map((x) => [x.labels[label] ?? "", x.value - (was.get(x.labels[label] ?? "") ?? 0)] as const)
+      .filter(([, v]) => v > 0);
+  };
+  const incoming = delta("karmada_scheduler_queue_incoming_bindings_total", "event");
+  const attempts = delta("karmada_scheduler_schedule_attempts_total", "result");
+  const say = (xs: ReadonlyArray<readonly [string, number]>) =>
+    xs.map(([k, v]) => `${k} ${fmt(v)}`).join(", ") || "none";
+  return `bindings queued by ${say(incoming)}; attempts ${say(attempts)}`;
+}
+
 /** Store writes between two `writeCounts`, nonzero only, largest first. */
 function writesBetween(before: Map<string, number>, after: Map<string, number>): Array<[string, number]> {
   return [...after]
@@ -360,6 +378,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
     // The first controller manager done too (nothing queued), so that its tail is not counted.
     await waitDrained(cm, apiserverHost, pki.admin, expected, performance.now(), drainTimeoutMs);
     const writesBefore = await writeCounts(adminConfig);
+    const schedulerBefore = await scrape(scheduler.metrics!, pki.admin);
     const stopMs = await stopTimed(cm.proc);
 
     const t0 = performance.now();
@@ -374,6 +393,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const writesAfter = await writeCounts(adminConfig);
     const writes = writesBetween(writesBefore, writesAfter);
+    const schedulerAfter = await scrape(scheduler.metrics!, pki.admin);
     const allWrites = writes.reduce((a, [, v]) => a + v, 0);
     const watched = /resourcebindings|works\.work|deployments\.apps|events/;
     const unexpected = writes.filter(([k]) => watched.test(k));
@@ -402,7 +422,8 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
       `store writes from the stop until ${SETTLE_MS / 1000} s after the drain`,
       fmt(allWrites),
       `goal 0 for bindings, works, templates, events: ${unexpected.length === 0 ? "met" : "NOT met"}; ` +
-        (writes.map(([k, v]) => `${k} ${fmt(v)}`).join(", ") || "none"),
+        (writes.map(([k, v]) => `${k} ${fmt(v)}`).join(", ") || "none") +
+        `; the scheduler meanwhile: ${schedulerActivity(schedulerBefore, schedulerAfter)}`,
     );
     row(
       SECTION,
