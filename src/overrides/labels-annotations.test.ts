@@ -102,6 +102,17 @@ describe.each(["labels", "annotations"] as const)("%s overriders", (field) => {
     expect(out.metadata?.[field]).toEqual(want);
     expect(input).toEqual(deployment(field, start));
   });
+
+  it("sets keys with a / and hands back a copy that shares nothing with the input", () => {
+    const input = deployment(field, FOO_BAR);
+    const out = applyLabelAnnotationOverriders(field, input, [
+      { operator: "add", value: { "example.com/team": "a" } },
+      { operator: "remove", value: { foo: "" } },
+    ]);
+    expect(out.metadata?.[field]).toEqual({ bar: "bar", "example.com/team": "a" });
+    (out.spec as { replicas: number }).replicas = 5;
+    expect(input).toEqual(deployment(field, FOO_BAR));
+  });
 });
 
 describe("labelAnnotationPatches", () => {

@@ -5,7 +5,8 @@
  */
 import type { KubeObject } from "../api/meta.ts";
 import type { Overriders } from "../karmada/types.ts";
-import { applyJsonPatchToObject, type PatchOperation } from "./json-patch-v5.ts";
+import { cloneJson } from "../machinery/merge-patch.ts";
+import type { PatchOperation } from "./json-patch-v5.ts";
 
 export type LabelAnnotationOverrider = NonNullable<Overriders["labelsOverrider"]>[number];
 export type MetadataMap = "labels" | "annotations";
@@ -47,15 +48,37 @@ export function labelAnnotationPatches(
   return { object, patches };
 }
 
-/** Applies labelsOverriders (`field` "labels") or annotationsOverriders ("annotations") in order. */
+/**
+ * Applies labelsOverriders (`field` "labels") or annotationsOverriders ("annotations") in order.
+ * The patches touch one string map whose keys `labelAnnotationPatches` has checked, so they are
+ * applied to it directly: the same result as upstream's JSON patch of the whole marshalled
+ * object (bar the order of keys), which cost a tenth of a controller manager's busy time
+ * rendering Works. The result is a copy, as a patched object always was.
+ */
 export function applyLabelAnnotationOverriders(
   field: MetadataMap,
   object: KubeObject,
   overriders: readonly LabelAnnotationOverrider[],
 ): KubeObject {
+  let patched = false;
   for (const overrider of overriders) {
     const prepared = labelAnnotationPatches(object, field, overrider);
-    if (prepared.patches.length > 0) object = applyJsonPatchToObject(prepared.object, prepared.patches);
+    if (prepared.patches.length === 0) continue;
+    object = patchMap(prepared.object, field, prepared.patches);
+    patched = true;
   }
-  return object;
+  return patched ? cloneJson(object) : object;
+}
+
+/** `patches` (add, replace or remove of `/metadata/<field>/<key>`) applied to a copy of the map. */
+function patchMap(object: KubeObject, field: MetadataMap, patches: readonly PatchOperation[]): KubeObject {
+  const meta = object.metadata as Record<string, unknown>;
+  const map: Record<string, unknown> = { ...(meta[field] as Record<string, unknown>) };
+  const prefix = `/metadata/${field}/`;
+  for (const p of patches) {
+    const key = p.path.slice(prefix.length).replaceAll("~1", "/");
+    if (p.op === "remove") delete map[key];
+    else map[key] = p.value;
+  }
+  return { ...object, metadata: { ...meta, [field]: map } } as KubeObject;
 }
