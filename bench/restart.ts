@@ -253,6 +253,10 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
   try {
     const started = performance.now();
     const { pki, servingFlags } = await writeApiserverPki(file);
+    // Profiled from its start: the restart's part is the last stretch of the profile.
+    const apiserverProf = cfg.restartCpuProf
+      ? ["--cpu-prof", `--cpu-prof-dir=${join(cfg.restartCpuProf, "apiserver")}`]
+      : [];
     const apiserver = await startComponent(
       [
         "apiserver",
@@ -262,6 +266,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
         "--log-level=warn",
       ],
       /listening on (https:\/\/\S+)/,
+      apiserverProf,
     );
     procs.push(apiserver.proc);
     const apiserverHost = new URL(apiserver.url).host;
