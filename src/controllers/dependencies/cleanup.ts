@@ -11,7 +11,7 @@ import { KARMADA } from "../../karmada/resources.ts";
 import { deepEqual } from "../../machinery/equality.ts";
 import { isNotFound } from "../../machinery/errors.ts";
 import { cloneJson } from "../../machinery/merge-patch.ts";
-import { commit, removeFinalizer } from "../../runtime/commit.ts";
+import { commit, hasFinalizer, removeFinalizer } from "../../runtime/commit.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { releaseAttachedBinding } from "./attached.ts";
 import { referencingResolver } from "./dependents.ts";
@@ -55,6 +55,8 @@ export async function release(
 
 /** Drops the distributor's finalizer from the independent binding (the one being reconciled). */
 export async function dropFinalizer(io: Pick<CleanupDeps, "client">, b: Binding): Promise<void> {
+  // Most bindings never had it (every binding comes by at a controller manager's start).
+  if (!hasFinalizer(b, FINALIZER.dependenciesDistributor)) return;
   const next = cloneJson(b);
   if (!removeFinalizer(next, FINALIZER.dependenciesDistributor)) return;
   await commit(io.client, KARMADA.resourceBindings, b, next);
