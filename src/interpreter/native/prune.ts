@@ -52,19 +52,30 @@ const KIND_PRUNERS: Record<string, (obj: KubeObject) => void> = {
   PersistentVolumeClaim: prunePersistentVolumeClaim,
 };
 
-/** A copy of `obj` without the irrelevant fields; pruners are chosen by kind alone, as upstream. */
+const SERVER_POPULATED = new Set<string>(SERVER_POPULATED_METADATA);
+
+/**
+ * A copy of `obj` without the irrelevant fields; pruners are chosen by kind alone, as upstream.
+ * What goes is not copied first: a member's object brings its status and managed fields, often
+ * most of it, and every Work is pruned on each apply and each render.
+ */
 export function prune(obj: KubeObject, options: PruneOptions = {}): KubeObject {
-  const out = cloneJson(obj);
-  if (isObject(out.metadata)) {
-    const metadata: Record<string, unknown> = out.metadata;
-    for (const field of SERVER_POPULATED_METADATA) delete metadata[field];
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(obj)) {
+    if (key === "status") continue;
+    if (key === "metadata" && isObject(value)) {
+      const metadata: Record<string, unknown> = {};
+      for (const [field, v] of Object.entries(value))
+        if (!SERVER_POPULATED.has(field)) metadata[field] = cloneJson(v);
+      out[key] = metadata;
+    } else out[key] = cloneJson(value);
   }
-  delete out.status;
-  KIND_PRUNERS[out.kind ?? ""]?.(out);
-  if (out.kind === "Job" && !options.keepJobTtlSecondsAfterFinished) {
-    deleteAt(out, ["spec", "ttlSecondsAfterFinished"]);
+  const pruned = out as KubeObject;
+  KIND_PRUNERS[pruned.kind ?? ""]?.(pruned);
+  if (pruned.kind === "Job" && !options.keepJobTtlSecondsAfterFinished) {
+    deleteAt(pruned, ["spec", "ttlSecondsAfterFinished"]);
   }
-  return out;
+  return pruned;
 }
 
 function pruneDeployment(obj: KubeObject): void {
