@@ -289,15 +289,16 @@ export function executionController(
   }
 
   async function setConditions(work: StoredObject, updates: ConditionUpdate[]): Promise<void> {
-    const next = cloneJson(work);
-    const status: Record<string, unknown> = isObject(next.status) ? next.status : {};
-    const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as Condition[];
+    // Decided on a copy of the list (setCondition replaces a condition, never changes it): the
+    // Work, manifests and all, is copied only when there is something to write.
+    const had = isObject(work.status) && Array.isArray(work.status.conditions) ? work.status.conditions : [];
+    const conditions = [...had] as Condition[];
     const stamp = rfc3339(ctx.now());
     let changed = false;
     for (const c of updates) changed = setCondition(conditions, c, stamp) || changed;
     if (!changed) return;
-    status.conditions = conditions;
-    next.status = status;
+    const next = cloneJson(work);
+    next.status = { ...(isObject(next.status) ? next.status : {}), conditions };
     await commit(ctx.client, KARMADA.works, work, next);
   }
 
