@@ -57,6 +57,8 @@ export interface RestartConfig {
   concurrency: number;
   /** Where the restarted controller manager writes a V8 CPU profile when it stops (none: no profile). */
   restartCpuProf?: string;
+  /** Node flags for the restarted controller manager (heap tuning: `--max-semi-space-size=64`). */
+  restartNodeFlags?: string[];
 }
 
 export const RESTART_DRAIN_GOAL_SECONDS = 30;
@@ -388,7 +390,7 @@ export async function restartBench(cfg: RestartConfig, row: Row): Promise<number
 
     const t0 = performance.now();
     const prof = cfg.restartCpuProf ? ["--cpu-prof", `--cpu-prof-dir=${cfg.restartCpuProf}`] : [];
-    cm = await startControllerManager(prof);
+    cm = await startControllerManager([...(cfg.restartNodeFlags ?? []), ...prof]);
     procs.push(cm.proc);
     const startedMs = performance.now() - t0;
     const drained = await waitDrained(cm, apiserverHost, pki.admin, expected, t0, drainTimeoutMs);
