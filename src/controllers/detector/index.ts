@@ -51,6 +51,7 @@ interface Cause {
   /** The template itself was added or changed beyond status. */
   edited: boolean;
 }
+
 /** How many of its own claim writes the detector remembers until their events come. */
 const CLAIMS_REMEMBERED = 65_536;
 
