@@ -109,9 +109,12 @@ async function stopTimed(proc: LineChild): Promise<number> {
 const sum = (s: Scrape, metric: string, labels?: Record<string, string>): number =>
   s.find(metric, labels).reduce((a, x) => a + x.value, 0);
 
+/** A metric's values by one of its labels. */
+const byLabel = (s: Scrape, metric: string, label: string): Map<string, number> =>
+  new Map(s.find(metric).map((x) => [x.labels[label] ?? "", x.value]));
+
 /** `workqueue_adds_total` per queue. */
-const addsByQueue = (s: Scrape): Map<string, number> =>
-  new Map(s.find("workqueue_adds_total").map((x) => [x.labels.name ?? "", x.value]));
+const addsByQueue = (s: Scrape): Map<string, number> => byLabel(s, "workqueue_adds_total", "name");
 
 /** `rest_client_requests_total` to `host`, by method. */
 function requestsByMethod(s: Scrape, host: string): Map<string, number> {
@@ -223,13 +226,8 @@ async function waitDrained(
 function schedulerActivity(before: Scrape | string, after: Scrape | string): string {
   if (typeof before === "string") return before;
   if (typeof after === "string") return after;
-  const delta = (metric: string, label: string) => {
-    const was = new Map(before.find(metric).map((x) => [x.labels[label] ?? "", x.value]));
-    return after
-      .find(metric)
-      .map((x) => [x.labels[label] ?? "", x.value - (was.get(x.labels[label] ?? "") ?? 0)] as const)
-      .filter(([, v]) => v > 0);
-  };
+  const delta = (metric: string, label: string) =>
+    writesBetween(byLabel(before, metric, label), byLabel(after, metric, label));
   const incoming = delta("karmada_scheduler_queue_incoming_bindings_total", "event");
   const attempts = delta("karmada_scheduler_schedule_attempts_total", "result");
   const say = (xs: ReadonlyArray<readonly [string, number]>) =>
@@ -237,7 +235,7 @@ function schedulerActivity(before: Scrape | string, after: Scrape | string): str
   return `bindings queued by ${say(incoming)}; attempts ${say(attempts)}`;
 }
 
-/** Store writes between two `writeCounts`, nonzero only, largest first. */
+/** What grew between two counts (store writes, metrics by label), nonzero only, largest first. */
 function writesBetween(before: Map<string, number>, after: Map<string, number>): Array<[string, number]> {
   return [...after]
     .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as [string, number])
