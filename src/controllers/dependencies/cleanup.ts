@@ -58,6 +58,6 @@ export async function dropFinalizer(io: Pick<CleanupDeps, "client">, b: Binding)
   // Most bindings never had it (every binding comes by at a controller manager's start).
   if (!hasFinalizer(b, FINALIZER.dependenciesDistributor)) return;
   const next = cloneJson(b);
-  if (!removeFinalizer(next, FINALIZER.dependenciesDistributor)) return;
+  removeFinalizer(next, FINALIZER.dependenciesDistributor);
   await commit(io.client, KARMADA.resourceBindings, b, next);
 }
